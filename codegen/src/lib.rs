@@ -1,0 +1,11 @@
+//! The creditdata generation pipeline, one module per stage.
+//!
+//! ```text
+//! spec/openapi.{json,yaml} -> overlay -> downconvert -> preflight -> generate -> generated-client
+//! ```
+//!
+//! This crate is a library: it parses no command line. `xtask` is its front end.
+
+pub mod document;
+pub mod downconvert;
+pub mod overlay;
