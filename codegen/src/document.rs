@@ -133,6 +133,18 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), DocumentError> {
         .tempfile_in(dir)
         .map_err(err)?;
     tmp.write_all(contents).map_err(err)?;
+    // tempfile creates 0600 files; an output should keep the target's permissions, or get the
+    // usual ones for a new file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0o644);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(err)?;
+    }
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())

@@ -1,12 +1,105 @@
 //! `cargo xtask`: runs the creditdata generation pipeline.
+//!
+//! A thin front end: it parses the command line, calls `creditdata-codegen` and prints what that
+//! reports. The logic lives in the library.
 
-use clap::Parser;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "creditdata maintenance tasks")]
-enum Command {}
+enum Command {
+    /// Work with OAI Overlay documents.
+    #[command(subcommand)]
+    Overlay(OverlayCommand),
+}
 
-fn main() -> std::process::ExitCode {
-    let _ = Command::parse();
-    std::process::ExitCode::SUCCESS
+#[derive(Subcommand)]
+enum OverlayCommand {
+    /// Apply overlays to an OpenAPI document, in the order given, and print the result.
+    ///
+    /// Strict: an action whose target selects nothing is an error (exit 1), unless --lenient.
+    Apply {
+        /// The OpenAPI document (JSON or YAML).
+        spec: PathBuf,
+        /// The overlays to apply, in this order.
+        #[arg(required = true)]
+        overlays: Vec<PathBuf>,
+        /// Write the result here (atomically) instead of to stdout; `.json` writes JSON, `.yaml`
+        /// or `.yml` YAML, anything else the format of SPEC.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Report actions whose target selects nothing as warnings instead of errors.
+        #[arg(long)]
+        lenient: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let result = match Command::parse() {
+        Command::Overlay(OverlayCommand::Apply {
+            spec,
+            overlays,
+            output,
+            lenient,
+        }) => overlay_apply(&spec, &overlays, output.as_deref(), lenient),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn overlay_apply(
+    spec: &Path,
+    overlays: &[PathBuf],
+    output: Option<&Path>,
+    lenient: bool,
+) -> Result<(), String> {
+    let applied = overlay::apply_files(spec, overlays, &ApplyOptions { lenient })
+        .map_err(|errors| report(&errors))?;
+    for warning in &applied.report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    match output {
+        Some(path) => {
+            let format = Format::from_extension(path).unwrap_or(applied.format);
+            let text = document::to_string(&applied.document, format);
+            document::write_atomic(path, text.as_bytes()).map_err(|e| format!("error: {e}"))
+        }
+        None => {
+            let text = document::to_string(&applied.document, applied.format);
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                // A reader that stops early (`| head`) is not a failure of ours.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("error: cannot write to stdout: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// Every error and warning of the run, one per line, then a count.
+fn report(errors: &OverlayErrors) -> String {
+    let mut lines: Vec<String> = errors
+        .errors
+        .iter()
+        .map(|e| format!("error: {e}"))
+        .collect();
+    lines.extend(errors.warnings.iter().map(|w| format!("warning: {w}")));
+    let n = errors.errors.len();
+    lines.push(format!(
+        "error: overlay apply failed with {n} error{}",
+        if n == 1 { "" } else { "s" }
+    ));
+    lines.join("\n")
 }
