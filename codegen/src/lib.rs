@@ -7,5 +7,11 @@
 //! This crate is a library: it parses no command line. `xtask` is its front end.
 
 pub mod document;
+pub mod diff;
 pub mod downconvert;
+pub mod fetch;
+pub mod generate;
 pub mod overlay;
+pub mod pipeline;
+pub mod open_enums;
+pub mod preflight;

@@ -11,9 +11,21 @@ use clap::{Parser, Subcommand};
 use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
+mod ci;
+mod fetch;
+mod regen;
+
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "creditdata maintenance tasks")]
 enum Command {
+    /// Regenerate every checked-in output from spec/ and overlays/, and report what changed.
+    Regen(regen::RegenArgs),
+    /// Regenerate in memory and fail with a diff where a checked-in output differs.
+    Check(regen::CheckArgs),
+    /// Run every check CI runs: formatting, lints, drift, tests, conformance, the quickstart.
+    Ci(ci::CiArgs),
+    /// Download the published description and replace the vendored copy in spec/.
+    Fetch(fetch::FetchArgs),
     /// Work with OAI Overlay documents.
     #[command(subcommand)]
     Overlay(OverlayCommand),
@@ -42,6 +54,10 @@ enum OverlayCommand {
 
 fn main() -> ExitCode {
     let result = match Command::parse() {
+        Command::Regen(args) => regen::regen(&args),
+        Command::Check(args) => regen::check(&args),
+        Command::Ci(args) => ci::run(&args),
+        Command::Fetch(args) => fetch::fetch(&args),
         Command::Overlay(OverlayCommand::Apply {
             spec,
             overlays,

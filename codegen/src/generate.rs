@@ -1,0 +1,370 @@
+//! Generation: progenitor on the effective document, then our passes, then prettyplease.
+//!
+//! The generated file is meant to be mounted as `crate::generated` of the client crate, which
+//! provides `crate::runtime::ClientState` (the `Client`'s inner state, whose `ClientHooks` impl
+//! adds authentication, retries and tracing) and `crate::operation` (the `Operation` trait and
+//! `OperationMeta`, implemented here for every operation's builder).
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::open_enums::{self, OpenEnumPlan};
+
+/// Rust path of the `Client`'s inner state, provided by the client crate.
+pub const INNER_TYPE: &str = "crate::runtime::ClientState";
+
+/// What generation produced.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The complete `generated.rs`, header included.
+    pub code: String,
+    /// One line per operation: method and path → Rust method, parameters, success and error type.
+    pub surface: String,
+}
+
+/// Generation failed; each variant says where and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    #[error("the effective document is not an OpenAPI 3.0 document progenitor can read, at {pointer}: {message}")]
+    NotOpenApi { pointer: String, message: String },
+    #[error("progenitor rejected the document: {0}. Run the preflight stage (cargo xtask regen does) to find the node and the overlay fix")]
+    Progenitor(String),
+    #[error(
+        "progenitor panicked: {0}. The preflight stage did not foresee this; fix the document with \
+         an overlay and report the case so preflight learns it"
+    )]
+    Panicked(String),
+    #[error(transparent)]
+    OpenEnums(#[from] open_enums::OpenEnumError),
+    #[error("generated code is not valid Rust ({0}); this is a generator bug")]
+    InvalidCode(String),
+    #[error("{0}")]
+    Operations(String),
+}
+
+/// One operation of the effective document.
+#[derive(Debug, Clone)]
+struct DocOperation {
+    operation_id: String,
+    method: String,
+    path: String,
+    deprecated: bool,
+    summary: String,
+}
+
+/// Generates the client code for `effective` (an OpenAPI 3.0 document), opening the enums of
+/// `plan`, with `header` (comment lines) at the top.
+pub fn generate(effective: &Value, plan: &OpenEnumPlan, header: &str) -> Result<Generated, GenerateError> {
+    let spec: openapiv3::OpenAPI = serde_path_to_error::deserialize(effective).map_err(|e| {
+        GenerateError::NotOpenApi {
+            pointer: pointer_of(e.path()),
+            message: e.inner().to_string(),
+        }
+    })?;
+
+    let mut settings = progenitor::GenerationSettings::new();
+    settings
+        .with_interface(progenitor::InterfaceStyle::Builder)
+        .with_tag(progenitor::TagStyle::Merged)
+        .with_hooks(progenitor::HooksMode::Expected)
+        .with_inner_type(INNER_TYPE.parse::<TokenStream>().expect("a valid path"))
+        .with_derive("PartialEq")
+        .with_map_type("::std::collections::BTreeMap");
+    let tokens = catch_panic(|| progenitor::Generator::new(&settings).generate_tokens(&spec))
+        .map_err(GenerateError::Panicked)?
+        .map_err(|e| GenerateError::Progenitor(e.to_string()))?;
+
+    let mut file: syn::File =
+        syn::parse2(tokens).map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
+    open_enums::open_response_enums(&mut file, plan)?;
+
+    let operations = document_operations(effective);
+    let builders = builder_signatures(&file)?;
+    let (module, surface) = operations_module(&operations, &builders)?;
+    file.items.push(module);
+
+    let code = format!("{header}\n{}", prettyplease::unparse(&file));
+    Ok(Generated { code, surface })
+}
+
+/// Runs `f`, turning a panic into its message. The default hook would print the panic to stderr
+/// as if the program crashed; it is silenced while `f` runs.
+pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: Mutex<()> = Mutex::new(());
+    let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic without a message".to_string())
+    })
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        out.push('/');
+        match segment {
+            Segment::Seq { index } => out.push_str(&index.to_string()),
+            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Enum { variant } => out.push_str(variant),
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    if out.is_empty() { "/".into() } else { out }
+}
+
+fn document_operations(doc: &Value) -> Vec<DocOperation> {
+    let mut out = Vec::new();
+    for (path, item) in doc.get("paths").and_then(Value::as_object).into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let Some(operation_id) = op.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            out.push(DocOperation {
+                operation_id: operation_id.to_string(),
+                method: method.to_ascii_uppercase(),
+                path: path.clone(),
+                deprecated: op.get("deprecated").and_then(Value::as_bool).unwrap_or(false),
+                summary: op
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// What progenitor generated for one operation's builder.
+struct BuilderSignature {
+    /// Parameters in builder order: Rust name and type.
+    params: Vec<(String, syn::Type)>,
+    success: syn::Type,
+    error: syn::Type,
+}
+
+/// Reads every `builder::X::send` signature from the generated code.
+fn builder_signatures(file: &syn::File) -> Result<BTreeMap<String, BuilderSignature>, GenerateError> {
+    let builder = file
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|(_, items)| items),
+            _ => None,
+        })
+        .ok_or_else(|| GenerateError::Operations("generated code has no `builder` module".into()))?;
+
+    let mut fields: BTreeMap<String, Vec<(String, syn::Type)>> = BTreeMap::new();
+    for item in builder {
+        if let syn::Item::Struct(s) = item {
+            let params = s
+                .fields
+                .iter()
+                .filter_map(|f| {
+                    let name = f.ident.as_ref()?.to_string();
+                    (name != "client").then(|| (name, result_ok_type(&f.ty).unwrap_or_else(|| f.ty.clone())))
+                })
+                .collect();
+            fields.insert(s.ident.to_string(), params);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for item in builder {
+        let syn::Item::Impl(imp) = item else { continue };
+        let syn::Type::Path(self_ty) = &*imp.self_ty else { continue };
+        let Some(name) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else {
+            continue;
+        };
+        for impl_item in &imp.items {
+            let syn::ImplItem::Fn(f) = impl_item else { continue };
+            if f.sig.ident != "send" {
+                continue;
+            }
+            let syn::ReturnType::Type(_, ret) = &f.sig.output else { continue };
+            let (success, error) = send_types(ret).ok_or_else(|| {
+                GenerateError::Operations(format!("builder `{name}`: unexpected `send` signature"))
+            })?;
+            out.insert(
+                name.clone(),
+                BuilderSignature {
+                    params: fields.remove(&name).unwrap_or_default(),
+                    success,
+                    error,
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// `Result<T, String>` → `T` (builder fields hold a value or the reason it is missing).
+fn result_ok_type(ty: &syn::Type) -> Option<syn::Type> {
+    generic_args(ty, "Result").and_then(|args| args.into_iter().next())
+}
+
+/// `Result<ResponseValue<T>, Error<E>>` → `(T, E)`.
+fn send_types(ty: &syn::Type) -> Option<(syn::Type, syn::Type)> {
+    let mut args = generic_args(ty, "Result")?.into_iter();
+    let ok = generic_args(&args.next()?, "ResponseValue")?.into_iter().next()?;
+    let err = generic_args(&args.next()?, "Error")?.into_iter().next()?;
+    Some((ok, err))
+}
+
+fn generic_args(ty: &syn::Type, outer: &str) -> Option<Vec<syn::Type>> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != outer {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The `operations` module: metadata of every operation and its `Operation` impl; plus the
+/// surface summary.
+fn operations_module(
+    operations: &[DocOperation],
+    builders: &BTreeMap<String, BuilderSignature>,
+) -> Result<(syn::Item, String), GenerateError> {
+    let mut metas = Vec::new();
+    let mut impls = Vec::new();
+    let mut lookup = Vec::new();
+    let mut surface = String::new();
+    for (index, op) in operations.iter().enumerate() {
+        let builder_name = op.operation_id.to_upper_camel_case();
+        let rust_name = op.operation_id.to_snake_case();
+        let sig = builders.get(&builder_name).ok_or_else(|| {
+            GenerateError::Operations(format!(
+                "operation {} {} ({}) has no generated builder `{builder_name}`",
+                op.method, op.path, op.operation_id
+            ))
+        })?;
+        let kind = match type_text(&sig.success).as_str() {
+            "ByteStream" => quote!(Stream),
+            "()" => quote!(Empty),
+            _ => quote!(Json),
+        };
+        let (id, method, path, summary, deprecated) =
+            (&op.operation_id, &op.method, &op.path, &op.summary, op.deprecated);
+        let idempotent = matches!(method.as_str(), "GET" | "HEAD" | "PUT" | "DELETE" | "OPTIONS");
+        metas.push(quote! {
+            crate::operation::OperationMeta {
+                id: #id,
+                rust_name: #rust_name,
+                method: #method,
+                path: #path,
+                summary: #summary,
+                idempotent: #idempotent,
+                deprecated: #deprecated,
+                response: crate::operation::ResponseKind::#kind,
+            }
+        });
+        lookup.push(quote!(#rust_name => Some(&ALL[#index]),));
+        let builder = format_ident!("{builder_name}");
+        let (success, error) = (&sig.success, &sig.error);
+        let locate = (kind.to_string() == "Json").then(|| {
+            quote! {
+                fn locate_decode_error(body: &[u8]) -> Option<String> {
+                    crate::operation::locate_decode_error::<#success>(body)
+                }
+            }
+        });
+        impls.push(quote! {
+            impl<'a> crate::operation::Operation for super::builder::#builder<'a> {
+                type Output = #success;
+                type ErrorBody = #error;
+                const META: &'static crate::operation::OperationMeta = &ALL[#index];
+                fn send(
+                    self,
+                ) -> impl ::std::future::Future<
+                    Output = ::std::result::Result<
+                        super::ResponseValue<Self::Output>,
+                        super::Error<Self::ErrorBody>,
+                    >,
+                > + Send {
+                    super::builder::#builder::send(self)
+                }
+                #locate
+            }
+        });
+        let params = sig
+            .params
+            .iter()
+            .map(|(name, ty)| format!("{name}: {}", type_text(ty)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        surface.push_str(&format!(
+            "{method} {path} → {rust_name}({params}) -> {}, error {}{}\n",
+            type_text(&sig.success),
+            type_text(&sig.error),
+            if op.deprecated { " (deprecated)" } else { "" }
+        ));
+    }
+    let count = operations.len();
+    let module: syn::Item = syn::parse2(quote! {
+        /// Every operation of the API description: its metadata, and the typed
+        /// [`Operation`](crate::operation::Operation) impl of its builder.
+        pub mod operations {
+            #[allow(unused_imports)]
+            use super::{types, ByteStream};
+
+            /// All operations, in the order of the API description.
+            pub const ALL: [crate::operation::OperationMeta; #count] = [#(#metas),*];
+
+            /// The operation whose generated method is `rust_name` (progenitor's operation id).
+            pub fn by_rust_name(rust_name: &str) -> Option<&'static crate::operation::OperationMeta> {
+                match rust_name {
+                    #(#lookup)*
+                    _ => None,
+                }
+            }
+
+            #(#impls)*
+        }
+    })
+    .map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
+    Ok((module, surface))
+}
+
+/// A type as a reader writes it: `Option<types::Status>`, without `::std::...` noise.
+fn type_text(ty: &syn::Type) -> String {
+    let text = quote!(#ty).to_string();
+    let text = text
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace("& ", "&");
+    let text = text.trim_start_matches("::").to_string();
+    ["::std::option::", "::std::vec::", "::std::string::", "::chrono::naive::", "::chrono::", "::uuid::", "std::option::", "std::vec::", "std::string::", "chrono::naive::", "chrono::", "uuid::", "types::builder::", "types::", "<::"]
+        .iter()
+        .fold(text, |t, prefix| {
+            if *prefix == "<::" { t.replace(prefix, "<") } else { t.replace(prefix, "") }
+        })
+}

@@ -1,0 +1,152 @@
+//! The checked-in outputs of the pipeline, as a reviewer sees them.
+//!
+//! Snapshots of the effective document (what progenitor reads) and of `SURFACE.md` (one line per
+//! operation) make every change to the client's surface show up in `cargo insta review`; the
+//! assertions check the invariants the generator relies on, whatever the snapshots say.
+//!
+//! These tests read the checked-in files; `cargo xtask check` is what proves those files are what
+//! the pipeline produces today.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use serde_json::Value;
+
+const HTTP_METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+fn workspace_file(relative: &str) -> (PathBuf, String) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(relative);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    (path, text)
+}
+
+fn effective_document() -> Value {
+    let (path, text) = workspace_file("spec/openapi.effective.json");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// `(METHOD, path, operationId)` of every operation, in document order.
+fn operations(doc: &Value) -> Vec<(String, String, String)> {
+    let paths = doc["paths"].as_object().expect("`paths` is an object");
+    let mut found = Vec::new();
+    for (path, item) in paths {
+        for method in HTTP_METHODS {
+            if let Some(operation) = item.get(method) {
+                let id = operation["operationId"].as_str().unwrap_or_else(|| {
+                    panic!("{} {path} has no operationId", method.to_uppercase())
+                });
+                found.push((method.to_uppercase(), path.clone(), id.to_string()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn effective_document_snapshot() {
+    insta::assert_json_snapshot!("effective_document", effective_document());
+}
+
+#[test]
+fn surface_snapshot() {
+    let (_, surface) = workspace_file("generated-client/SURFACE.md");
+    insta::assert_snapshot!("surface", surface);
+}
+
+#[test]
+fn effective_document_is_openapi_3_0_with_32_uniquely_named_operations() {
+    let doc = effective_document();
+    let version = doc["openapi"].as_str().expect("`openapi` is a string");
+    assert!(
+        version.starts_with("3.0."),
+        "progenitor reads OpenAPI 3.0.x only; the effective document says {version}"
+    );
+
+    let operations = operations(&doc);
+    assert_eq!(
+        operations.len(),
+        32,
+        "31 published operations + the TSV download: {operations:#?}"
+    );
+    let mut seen = BTreeSet::new();
+    for (method, path, id) in &operations {
+        assert!(
+            seen.insert(id.as_str()),
+            "operationId {id} ({method} {path}) is used twice"
+        );
+        assert_eq!(
+            &id.to_upper_camel_case(),
+            id,
+            "operationId {id} ({method} {path}) is not PascalCase"
+        );
+    }
+}
+
+#[test]
+fn generated_code_has_its_header_and_a_builder_per_operation() {
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    let first_line = generated.lines().next().unwrap_or_default();
+    assert!(
+        first_line.starts_with("// @generated"),
+        "generated.rs must start with the `// @generated` header, not {first_line:?}"
+    );
+
+    for (method, path, id) in operations(&effective_document()) {
+        // progenitor names the method after the snake_case operationId and its builder after
+        // that name in PascalCase.
+        let method_name = id.to_snake_case();
+        let builder = method_name.to_upper_camel_case();
+        assert_eq!(
+            builder, id,
+            "{method} {path}: the builder of {id} would be named {builder}"
+        );
+        assert!(
+            generated.contains(&format!("pub struct {builder}<'a>")),
+            "{method} {path}: generated.rs has no builder `{builder}` for {id}"
+        );
+        assert!(
+            generated.contains(&format!("pub fn {method_name}(")),
+            "{method} {path}: generated.rs has no `Client::{method_name}` for {id}"
+        );
+        assert!(
+            generated.contains(&format!("id: \"{id}\"")),
+            "{method} {path}: generated.rs's operation table does not list {id}"
+        );
+    }
+}
+
+#[test]
+fn surface_lists_each_operation_once() {
+    let (_, surface) = workspace_file("generated-client/SURFACE.md");
+    let lines: Vec<&str> = surface
+        .lines()
+        .filter(|line| {
+            HTTP_METHODS
+                .iter()
+                .any(|m| line.starts_with(&format!("{} /", m.to_uppercase())))
+        })
+        .collect();
+    let operations = operations(&effective_document());
+    assert_eq!(
+        lines.len(),
+        operations.len(),
+        "SURFACE.md: one line per operation"
+    );
+    for (method, path, id) in operations {
+        let prefix = format!("{method} {path} → {}(", id.to_snake_case());
+        let matching = lines
+            .iter()
+            .filter(|line| line.starts_with(&prefix))
+            .count();
+        assert_eq!(
+            matching, 1,
+            "SURFACE.md: expected one line starting with {prefix:?}"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! `cargo xtask ci`: every check CI runs, in one command a newcomer can run too.
+
+use std::process::Command;
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::regen::{self, workspace_root};
+
+#[derive(Args, Debug)]
+pub struct CiArgs {
+    /// Skip these steps (repeatable): fmt, clippy, drift, test, conformance, quickstart.
+    #[arg(long, value_name = "STEP")]
+    skip: Vec<String>,
+}
+
+/// One check: a name and how to run it.
+struct Step {
+    name: &'static str,
+    run: Box<dyn Fn() -> Result<(), String>>,
+}
+
+fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> Result<(), String>> {
+    Box::new(move || {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(&cargo)
+            .args(args)
+            .current_dir(workspace_root())
+            .status()
+            .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        }
+    })
+}
+
+fn steps() -> Vec<Step> {
+    vec![
+        Step {
+            name: "fmt",
+            run: cargo(&["fmt", "--all", "--", "--check"]),
+        },
+        Step {
+            name: "clippy",
+            run: cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+        },
+        Step {
+            name: "drift",
+            run: Box::new(|| regen::check(&regen::CheckArgs::default())),
+        },
+        Step {
+            name: "test",
+            run: cargo(&["test", "--workspace"]),
+        },
+    ]
+}
+
+/// Runs every step (a failure does not stop the others), then prints one summary line.
+pub fn run(args: &CiArgs) -> Result<(), String> {
+    let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
+    if let Some(unknown) = args.skip.iter().find(|s| !known.contains(&s.as_str())) {
+        return Err(format!("error: unknown step {unknown:?}; steps are: {}", known.join(", ")));
+    }
+    let mut failed = Vec::new();
+    let mut passed = 0;
+    let mut skipped = 0;
+    for step in steps() {
+        if args.skip.iter().any(|s| s == step.name) {
+            println!("== {}: skipped", step.name);
+            skipped += 1;
+            continue;
+        }
+        println!("== {}", step.name);
+        let started = Instant::now();
+        match (step.run)() {
+            Ok(()) => {
+                passed += 1;
+                println!("== {}: ok ({:.0} s)", step.name, started.elapsed().as_secs_f64());
+            }
+            Err(message) => {
+                eprintln!("{message}");
+                println!("== {}: FAILED ({:.0} s)", step.name, started.elapsed().as_secs_f64());
+                failed.push(step.name);
+            }
+        }
+    }
+    println!("ci: {passed} passed, {} failed, {skipped} skipped", failed.len());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("error: failed steps: {}", failed.join(", ")))
+    }
+}
