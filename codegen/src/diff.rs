@@ -63,7 +63,10 @@ impl fmt::Display for ChangeReport {
             }
             Ok(())
         };
-        let changes = |f: &mut fmt::Formatter<'_>, title: &str, items: &BTreeMap<String, Vec<String>>| -> fmt::Result {
+        let changes = |f: &mut fmt::Formatter<'_>,
+                       title: &str,
+                       items: &BTreeMap<String, Vec<String>>|
+         -> fmt::Result {
             if !items.is_empty() {
                 writeln!(f, "{title} ({}):", items.len())?;
                 for (name, lines) in items {
@@ -141,7 +144,9 @@ pub fn compare(old: &Value, new: &Value) -> ChangeReport {
     ] {
         let (a, b) = (old.pointer(pointer), new.pointer(pointer));
         if a != b {
-            report.other.push(format!("~ {label}: {} → {}", short(a), short(b)));
+            report
+                .other
+                .push(format!("~ {label}: {} → {}", short(a), short(b)));
         }
     }
     report
@@ -151,9 +156,17 @@ type OpKey = (String, String);
 
 fn operations(doc: &Value) -> BTreeMap<OpKey, &Value> {
     let mut out = BTreeMap::new();
-    for (path, item) in doc.get("paths").and_then(Value::as_object).into_iter().flatten() {
+    for (path, item) in doc
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         for (method, op) in item.as_object().into_iter().flatten() {
-            if matches!(method.as_str(), "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace") {
+            if matches!(
+                method.as_str(),
+                "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace"
+            ) {
                 out.insert((method.to_ascii_uppercase(), path.clone()), op);
             }
         }
@@ -178,7 +191,11 @@ fn operation_changes(old: &Value, new: &Value) -> Vec<String> {
             short(new.get("operationId"))
         ));
     }
-    let deprecated = |v: &Value| v.get("deprecated").and_then(Value::as_bool).unwrap_or(false);
+    let deprecated = |v: &Value| {
+        v.get("deprecated")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
     if !deprecated(old) && deprecated(new) {
         lines.push("~ now deprecated".into());
     } else if deprecated(old) && !deprecated(new) {
@@ -203,7 +220,11 @@ fn operation_changes(old: &Value, new: &Value) -> Vec<String> {
             None => {
                 let required = p.get("required").and_then(Value::as_bool).unwrap_or(false);
                 let sign = if required { "-" } else { "+" };
-                let note = if required { " (required: existing calls must now set it)" } else { "" };
+                let note = if required {
+                    " (required: existing calls must now set it)"
+                } else {
+                    ""
+                };
                 lines.push(format!("{sign} parameter {name}{note}"));
             }
             Some(previous) if previous != p => lines.push(format!("~ parameter {name} changed")),
@@ -252,10 +273,22 @@ fn schemas(doc: &Value) -> BTreeMap<String, &Value> {
 
 /// Property-level changes of one schema (nested properties reported with dotted names).
 fn schema_changes(prefix: &str, old: &Value, new: &Value, lines: &mut Vec<String>) {
-    let at = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
-    let here = if prefix.is_empty() { "schema".to_string() } else { prefix.to_string() };
+    let at = |name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    };
+    let here = if prefix.is_empty() {
+        "schema".to_string()
+    } else {
+        prefix.to_string()
+    };
 
-    for key in ["type", "format", "nullable", "$ref", "allOf", "anyOf", "oneOf", "items"] {
+    for key in [
+        "type", "format", "nullable", "$ref", "allOf", "anyOf", "oneOf", "items",
+    ] {
         let (a, b) = (old.get(key), new.get(key));
         if a != b && !(key == "items" && a.is_some() && b.is_some()) {
             lines.push(format!("~ {here}: {key} {} → {}", short(a), short(b)));
@@ -270,7 +303,11 @@ fn schema_changes(prefix: &str, old: &Value, new: &Value, lines: &mut Vec<String
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string())
+            })
             .collect()
     };
     let (old_enum, new_enum) = (strings(old, "enum"), strings(new, "enum"));
@@ -306,11 +343,18 @@ fn schema_changes(prefix: &str, old: &Value, new: &Value, lines: &mut Vec<String
             lines.push(format!("- {}: property removed", at(name)));
         }
     }
-    let open = |v: &Value| v.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false));
+    let open = |v: &Value| {
+        v.get("additionalProperties")
+            .is_some_and(|a| a != &Value::Bool(false))
+    };
     if open(old) != open(new) {
         lines.push(format!(
             "~ {here}: {}",
-            if open(new) { "now keeps unknown members" } else { "no longer keeps unknown members" }
+            if open(new) {
+                "now keeps unknown members"
+            } else {
+                "no longer keeps unknown members"
+            }
         ));
     }
 }
@@ -356,17 +400,33 @@ mod tests {
     #[test]
     fn additive_changes_are_reported_as_such() {
         let report = compare(&doc(false, &["A"], false), &doc(true, &["A", "B"], true));
-        assert_eq!(report.operations_added, vec!["POST /v1/x (MakeX)".to_string()]);
-        assert_eq!(report.schemas_changed["Status"], vec!["+ schema: enum value B".to_string()]);
-        assert_eq!(report.schemas_changed["Session"], vec!["+ nickname: new property".to_string()]);
+        assert_eq!(
+            report.operations_added,
+            vec!["POST /v1/x (MakeX)".to_string()]
+        );
+        assert_eq!(
+            report.schemas_changed["Status"],
+            vec!["+ schema: enum value B".to_string()]
+        );
+        assert_eq!(
+            report.schemas_changed["Session"],
+            vec!["+ nickname: new property".to_string()]
+        );
         assert!(!report.is_breaking());
-        assert!(report.to_string().ends_with("Additive only (lines marked +).\n"));
+        assert!(
+            report
+                .to_string()
+                .ends_with("Additive only (lines marked +).\n")
+        );
     }
 
     #[test]
     fn removals_are_breaking() {
         let report = compare(&doc(true, &["A", "B"], true), &doc(false, &["A"], false));
-        assert_eq!(report.operations_removed, vec!["POST /v1/x (MakeX)".to_string()]);
+        assert_eq!(
+            report.operations_removed,
+            vec!["POST /v1/x (MakeX)".to_string()]
+        );
         assert!(report.is_breaking());
         let text = report.to_string();
         assert!(text.contains("- schema: enum value B"), "{text}");
@@ -377,6 +437,9 @@ mod tests {
     fn identical_documents_report_nothing() {
         let d = doc(true, &["A"], true);
         assert!(compare(&d, &d).is_empty());
-        assert_eq!(compare(&d, &d).to_string(), "No change to the API surface.\n");
+        assert_eq!(
+            compare(&d, &d).to_string(),
+            "No change to the API surface.\n"
+        );
     }
 }

@@ -29,7 +29,12 @@ impl Format {
     /// The format of `path`, or a guess from the text: JSON documents start with `{` or `[`.
     pub fn detect(path: &Path, text: &str) -> Format {
         Format::from_extension(path).unwrap_or_else(|| {
-            match text.trim_start_matches('\u{feff}').trim_start().chars().next() {
+            match text
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .chars()
+                .next()
+            {
                 Some('{') | Some('[') => Format::Json,
                 _ => Format::Yaml,
             }
@@ -97,7 +102,11 @@ pub fn load(path: &Path) -> Result<Value, DocumentError> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse(&text, Format::detect(path, &text), &path.display().to_string())
+    parse(
+        &text,
+        Format::detect(path, &text),
+        &path.display().to_string(),
+    )
 }
 
 /// Serializes `value` as `format`: JSON pretty-printed with two spaces, both ending in a newline.
@@ -109,8 +118,9 @@ pub fn to_string(value: &Value, format: Format) -> String {
             s.push('\n');
             s
         }
-        Format::Yaml => serde_norway::to_string(value)
-            .expect("a serde_json::Value always serializes to YAML"),
+        Format::Yaml => {
+            serde_norway::to_string(value).expect("a serde_json::Value always serializes to YAML")
+        }
     }
 }
 
@@ -167,9 +177,15 @@ mod tests {
     fn parse_errors_name_origin_and_location() {
         let e = parse("{\"a\": [1,\n", Format::Json, "spec/x.json").unwrap_err();
         let msg = e.to_string();
-        assert!(msg.starts_with("spec/x.json is not valid JSON (line 2"), "{msg}");
+        assert!(
+            msg.starts_with("spec/x.json is not valid JSON (line 2"),
+            "{msg}"
+        );
         let e = parse("a: [1,\n b", Format::Yaml, "o.yaml").unwrap_err();
-        assert!(e.to_string().contains("o.yaml is not valid YAML (line"), "{e}");
+        assert!(
+            e.to_string().contains("o.yaml is not valid YAML (line"),
+            "{e}"
+        );
     }
 
     #[test]

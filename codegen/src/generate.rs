@@ -31,9 +31,13 @@ pub struct Generated {
 /// Generation failed; each variant says where and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
-    #[error("the effective document is not an OpenAPI 3.0 document progenitor can read, at {pointer}: {message}")]
+    #[error(
+        "the effective document is not an OpenAPI 3.0 document progenitor can read, at {pointer}: {message}"
+    )]
     NotOpenApi { pointer: String, message: String },
-    #[error("progenitor rejected the document: {0}. Run the preflight stage (cargo xtask regen does) to find the node and the overlay fix")]
+    #[error(
+        "progenitor rejected the document: {0}. Run the preflight stage (cargo xtask regen does) to find the node and the overlay fix"
+    )]
     Progenitor(String),
     #[error(
         "progenitor panicked: {0}. The preflight stage did not foresee this; fix the document with \
@@ -60,13 +64,16 @@ struct DocOperation {
 
 /// Generates the client code for `effective` (an OpenAPI 3.0 document), opening the enums of
 /// `plan`, with `header` (comment lines) at the top.
-pub fn generate(effective: &Value, plan: &OpenEnumPlan, header: &str) -> Result<Generated, GenerateError> {
-    let spec: openapiv3::OpenAPI = serde_path_to_error::deserialize(effective).map_err(|e| {
-        GenerateError::NotOpenApi {
+pub fn generate(
+    effective: &Value,
+    plan: &OpenEnumPlan,
+    header: &str,
+) -> Result<Generated, GenerateError> {
+    let spec: openapiv3::OpenAPI =
+        serde_path_to_error::deserialize(effective).map_err(|e| GenerateError::NotOpenApi {
             pointer: pointer_of(e.path()),
             message: e.inner().to_string(),
-        }
-    })?;
+        })?;
 
     let mut settings = progenitor::GenerationSettings::new();
     settings
@@ -128,7 +135,12 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 
 fn document_operations(doc: &Value) -> Vec<DocOperation> {
     let mut out = Vec::new();
-    for (path, item) in doc.get("paths").and_then(Value::as_object).into_iter().flatten() {
+    for (path, item) in doc
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         for (method, op) in item.as_object().into_iter().flatten() {
             let Some(operation_id) = op.get("operationId").and_then(Value::as_str) else {
                 continue;
@@ -137,7 +149,10 @@ fn document_operations(doc: &Value) -> Vec<DocOperation> {
                 operation_id: operation_id.to_string(),
                 method: method.to_ascii_uppercase(),
                 path: path.clone(),
-                deprecated: op.get("deprecated").and_then(Value::as_bool).unwrap_or(false),
+                deprecated: op
+                    .get("deprecated")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
                 summary: op
                     .get("summary")
                     .and_then(Value::as_str)
@@ -158,7 +173,9 @@ struct BuilderSignature {
 }
 
 /// Reads every `builder::X::send` signature from the generated code.
-fn builder_signatures(file: &syn::File) -> Result<BTreeMap<String, BuilderSignature>, GenerateError> {
+fn builder_signatures(
+    file: &syn::File,
+) -> Result<BTreeMap<String, BuilderSignature>, GenerateError> {
     let builder = file
         .items
         .iter()
@@ -166,7 +183,9 @@ fn builder_signatures(file: &syn::File) -> Result<BTreeMap<String, BuilderSignat
             syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|(_, items)| items),
             _ => None,
         })
-        .ok_or_else(|| GenerateError::Operations("generated code has no `builder` module".into()))?;
+        .ok_or_else(|| {
+            GenerateError::Operations("generated code has no `builder` module".into())
+        })?;
 
     let mut fields: BTreeMap<String, Vec<(String, syn::Type)>> = BTreeMap::new();
     for item in builder {
@@ -176,7 +195,8 @@ fn builder_signatures(file: &syn::File) -> Result<BTreeMap<String, BuilderSignat
                 .iter()
                 .filter_map(|f| {
                     let name = f.ident.as_ref()?.to_string();
-                    (name != "client").then(|| (name, result_ok_type(&f.ty).unwrap_or_else(|| f.ty.clone())))
+                    (name != "client")
+                        .then(|| (name, result_ok_type(&f.ty).unwrap_or_else(|| f.ty.clone())))
                 })
                 .collect();
             fields.insert(s.ident.to_string(), params);
@@ -185,16 +205,22 @@ fn builder_signatures(file: &syn::File) -> Result<BTreeMap<String, BuilderSignat
     let mut out = BTreeMap::new();
     for item in builder {
         let syn::Item::Impl(imp) = item else { continue };
-        let syn::Type::Path(self_ty) = &*imp.self_ty else { continue };
+        let syn::Type::Path(self_ty) = &*imp.self_ty else {
+            continue;
+        };
         let Some(name) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else {
             continue;
         };
         for impl_item in &imp.items {
-            let syn::ImplItem::Fn(f) = impl_item else { continue };
+            let syn::ImplItem::Fn(f) = impl_item else {
+                continue;
+            };
             if f.sig.ident != "send" {
                 continue;
             }
-            let syn::ReturnType::Type(_, ret) = &f.sig.output else { continue };
+            let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+                continue;
+            };
             let (success, error) = send_types(ret).ok_or_else(|| {
                 GenerateError::Operations(format!("builder `{name}`: unexpected `send` signature"))
             })?;
@@ -219,7 +245,9 @@ fn result_ok_type(ty: &syn::Type) -> Option<syn::Type> {
 /// `Result<ResponseValue<T>, Error<E>>` → `(T, E)`.
 fn send_types(ty: &syn::Type) -> Option<(syn::Type, syn::Type)> {
     let mut args = generic_args(ty, "Result")?.into_iter();
-    let ok = generic_args(&args.next()?, "ResponseValue")?.into_iter().next()?;
+    let ok = generic_args(&args.next()?, "ResponseValue")?
+        .into_iter()
+        .next()?;
     let err = generic_args(&args.next()?, "Error")?.into_iter().next()?;
     Some((ok, err))
 }
@@ -268,9 +296,17 @@ fn operations_module(
             "()" => quote!(Empty),
             _ => quote!(Json),
         };
-        let (id, method, path, summary, deprecated) =
-            (&op.operation_id, &op.method, &op.path, &op.summary, op.deprecated);
-        let idempotent = matches!(method.as_str(), "GET" | "HEAD" | "PUT" | "DELETE" | "OPTIONS");
+        let (id, method, path, summary, deprecated) = (
+            &op.operation_id,
+            &op.method,
+            &op.path,
+            &op.summary,
+            op.deprecated,
+        );
+        let idempotent = matches!(
+            method.as_str(),
+            "GET" | "HEAD" | "PUT" | "DELETE" | "OPTIONS"
+        );
         metas.push(quote! {
             crate::operation::OperationMeta {
                 id: #id,
@@ -362,9 +398,29 @@ fn type_text(ty: &syn::Type) -> String {
         .replace(" ,", ",")
         .replace("& ", "&");
     let text = text.trim_start_matches("::").to_string();
-    ["::std::option::", "::std::vec::", "::std::string::", "::chrono::naive::", "::chrono::", "::uuid::", "std::option::", "std::vec::", "std::string::", "chrono::naive::", "chrono::", "uuid::", "types::builder::", "types::", "<::"]
-        .iter()
-        .fold(text, |t, prefix| {
-            if *prefix == "<::" { t.replace(prefix, "<") } else { t.replace(prefix, "") }
-        })
+    [
+        "::std::option::",
+        "::std::vec::",
+        "::std::string::",
+        "::chrono::naive::",
+        "::chrono::",
+        "::uuid::",
+        "std::option::",
+        "std::vec::",
+        "std::string::",
+        "chrono::naive::",
+        "chrono::",
+        "uuid::",
+        "types::builder::",
+        "types::",
+        "<::",
+    ]
+    .iter()
+    .fold(text, |t, prefix| {
+        if *prefix == "<::" {
+            t.replace(prefix, "<")
+        } else {
+            t.replace(prefix, "")
+        }
+    })
 }

@@ -6,12 +6,12 @@
 //!
 //! This crate is a library: it parses no command line. `xtask` is its front end.
 
-pub mod document;
 pub mod diff;
+pub mod document;
 pub mod downconvert;
 pub mod fetch;
 pub mod generate;
+pub mod open_enums;
 pub mod overlay;
 pub mod pipeline;
-pub mod open_enums;
 pub mod preflight;

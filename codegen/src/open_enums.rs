@@ -67,7 +67,9 @@ pub enum OpenEnumError {
          named it differently; this is a creditdata-codegen bug, please report it"
     )]
     EnumNotFound { schema: String, rust_name: String },
-    #[error("generated code has no `types` module: this is a creditdata-codegen bug, please report it")]
+    #[error(
+        "generated code has no `types` module: this is a creditdata-codegen bug, please report it"
+    )]
     NoTypesModule,
 }
 
@@ -84,7 +86,11 @@ pub fn prepare(doc: &mut Value) -> Result<OpenEnumPlan, OpenEnumError> {
     let Some(schemas) = component_schemas(doc) else {
         return Ok(plan);
     };
-    let shared: BTreeSet<String> = reach.request.intersection(&reach.response).cloned().collect();
+    let shared: BTreeSet<String> = reach
+        .request
+        .intersection(&reach.response)
+        .cloned()
+        .collect();
     let to_copy: BTreeSet<String> = shared
         .iter()
         .filter(|name| reaches_string_enum(schemas, name))
@@ -169,7 +175,9 @@ fn for_each_root(doc: &Value, f: &mut dyn FnMut(Side, &Value)) {
         return;
     };
     for item in paths.values() {
-        let Some(item) = item.as_object() else { continue };
+        let Some(item) = item.as_object() else {
+            continue;
+        };
         let shared_params = item.get("parameters");
         for (method, op) in item {
             if !is_http_method(method) {
@@ -184,10 +192,20 @@ fn for_each_root(doc: &Value, f: &mut dyn FnMut(Side, &Value)) {
             if let Some(body) = op.get("requestBody") {
                 for_each_content_schema(resolve(doc, body), |s| f(Side::Request, s));
             }
-            for response in op.get("responses").and_then(Value::as_object).into_iter().flatten() {
+            for response in op
+                .get("responses")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
                 let response = resolve(doc, response.1);
                 for_each_content_schema(response, |s| f(Side::Response, s));
-                for header in response.get("headers").and_then(Value::as_object).into_iter().flatten() {
+                for header in response
+                    .get("headers")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
                     for_each_parameter_schema(resolve(doc, header.1), |s| f(Side::Response, s));
                 }
             }
@@ -200,7 +218,9 @@ fn for_each_root(doc: &Value, f: &mut dyn FnMut(Side, &Value)) {
 fn for_each_request_root(doc: &mut Value, mut f: impl FnMut(&mut Value)) {
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut() {
-            let Some(item) = item.as_object_mut() else { continue };
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
             for (key, value) in item.iter_mut() {
                 if key == "parameters" {
                     rewrite_parameters(value, &mut f);
@@ -216,12 +236,18 @@ fn for_each_request_root(doc: &mut Value, mut f: impl FnMut(&mut Value)) {
         }
     }
     if let Some(components) = doc.get_mut("components").and_then(Value::as_object_mut) {
-        if let Some(params) = components.get_mut("parameters").and_then(Value::as_object_mut) {
+        if let Some(params) = components
+            .get_mut("parameters")
+            .and_then(Value::as_object_mut)
+        {
             for param in params.values_mut() {
                 for_each_parameter_schema_mut(param, &mut f);
             }
         }
-        if let Some(bodies) = components.get_mut("requestBodies").and_then(Value::as_object_mut) {
+        if let Some(bodies) = components
+            .get_mut("requestBodies")
+            .and_then(Value::as_object_mut)
+        {
             for body in bodies.values_mut() {
                 for_each_content_schema_mut(body, &mut f);
             }
@@ -250,7 +276,12 @@ fn for_each_parameter_schema_mut(param: &mut Value, f: &mut impl FnMut(&mut Valu
 }
 
 fn for_each_content_schema(holder: &Value, mut f: impl FnMut(&Value)) {
-    for media in holder.get("content").and_then(Value::as_object).into_iter().flatten() {
+    for media in holder
+        .get("content")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         if let Some(schema) = media.1.get("schema") {
             f(schema);
         }
@@ -258,7 +289,12 @@ fn for_each_content_schema(holder: &Value, mut f: impl FnMut(&Value)) {
 }
 
 fn for_each_content_schema_mut(holder: &mut Value, f: &mut impl FnMut(&mut Value)) {
-    for media in holder.get_mut("content").and_then(Value::as_object_mut).into_iter().flatten() {
+    for media in holder
+        .get_mut("content")
+        .and_then(Value::as_object_mut)
+        .into_iter()
+        .flatten()
+    {
         if let Some(schema) = media.1.get_mut("schema") {
             f(schema);
         }
@@ -346,7 +382,9 @@ fn is_string_enum(schema: &Value) -> bool {
         None => true,
         Some(t) => t == "string",
     };
-    typed_string && values.iter().any(Value::is_string) && values.iter().all(|v| v.is_string() || v.is_null())
+    typed_string
+        && values.iter().any(Value::is_string)
+        && values.iter().all(|v| v.is_string() || v.is_null())
 }
 
 fn rewrite_refs(value: &mut Value, renames: &BTreeMap<String, String>) {
@@ -372,7 +410,9 @@ fn component_schemas(doc: &Value) -> Option<&Map<String, Value>> {
 }
 
 fn component_schemas_mut(doc: &mut Value) -> Option<&mut Map<String, Value>> {
-    doc.get_mut("components")?.get_mut("schemas")?.as_object_mut()
+    doc.get_mut("components")?
+        .get_mut("schemas")?
+        .as_object_mut()
 }
 
 /// Moves string enums written inline inside response-side component schemas into components of
@@ -387,7 +427,9 @@ fn hoist_inline_response_enums(
     };
     let mut hoisted: Vec<(String, String, Value)> = Vec::new();
     for name in response_side {
-        let Some(schema) = schemas.get_mut(name) else { continue };
+        let Some(schema) = schemas.get_mut(name) else {
+            continue;
+        };
         let pointer = format!("/components/schemas/{}", escape(name));
         hoist_within(schema, &name.to_upper_camel_case(), &pointer, &mut hoisted);
     }
@@ -405,8 +447,15 @@ fn hoist_inline_response_enums(
     Ok(())
 }
 
-fn hoist_within(schema: &mut Value, base: &str, pointer: &str, out: &mut Vec<(String, String, Value)>) {
-    let Some(map) = schema.as_object_mut() else { return };
+fn hoist_within(
+    schema: &mut Value,
+    base: &str,
+    pointer: &str,
+    out: &mut Vec<(String, String, Value)>,
+) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
     let mut children: Vec<(String, String, &mut Value)> = Vec::new();
     for (key, value) in map.iter_mut() {
         match key.as_str() {
@@ -420,12 +469,18 @@ fn hoist_within(schema: &mut Value, base: &str, pointer: &str, out: &mut Vec<(St
                 }
             }
             "items" => children.push((format!("{base}Item"), format!("{pointer}/items"), value)),
-            "additionalProperties" if value.is_object() => {
-                children.push((format!("{base}Value"), format!("{pointer}/additionalProperties"), value))
-            }
+            "additionalProperties" if value.is_object() => children.push((
+                format!("{base}Value"),
+                format!("{pointer}/additionalProperties"),
+                value,
+            )),
             "allOf" | "anyOf" | "oneOf" => {
                 for (i, sub) in value.as_array_mut().into_iter().flatten().enumerate() {
-                    children.push((format!("{base}Variant{i}"), format!("{pointer}/{key}/{i}"), sub));
+                    children.push((
+                        format!("{base}Variant{i}"),
+                        format!("{pointer}/{key}/{i}"),
+                        sub,
+                    ));
                 }
             }
             _ => {}
@@ -447,7 +502,8 @@ fn hoist_within(schema: &mut Value, base: &str, pointer: &str, out: &mut Vec<(St
                 }
                 m.insert(HOISTED_MARK.into(), Value::String(ptr.clone()));
             }
-            let reference = serde_json::json!({ "$ref": format!("{SCHEMA_REF_PREFIX}{}", escape(&name)) });
+            let reference =
+                serde_json::json!({ "$ref": format!("{SCHEMA_REF_PREFIX}{}", escape(&name)) });
             *sub = if usage.is_empty() {
                 reference
             } else {
@@ -505,11 +561,19 @@ pub fn open_response_enums(file: &mut syn::File, plan: &OpenEnumPlan) -> Result<
 }
 
 fn is_conversion_impl_for(item: &syn::Item, rust_name: &str) -> bool {
-    let syn::Item::Impl(imp) = item else { return false };
-    let Some((trait_path, _)) = &imp.trait_ else { return false };
+    let syn::Item::Impl(imp) = item else {
+        return false;
+    };
+    let Some((trait_path, _)) = &imp.trait_ else {
+        return false;
+    };
     let self_is_enum = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.is_ident(rust_name));
     let trait_name = trait_path.segments.last().map(|s| s.ident.to_string());
-    self_is_enum && matches!(trait_name.as_deref(), Some("Display" | "FromStr" | "TryFrom"))
+    self_is_enum
+        && matches!(
+            trait_name.as_deref(),
+            Some("Display" | "FromStr" | "TryFrom")
+        )
 }
 
 /// Adds the catch-all variant to `item` and returns the impls that go with it.
@@ -661,13 +725,23 @@ mod tests {
             ])
         );
         assert_eq!(
-            d.pointer("/paths/~1things/get/parameters/0/schema/$ref").unwrap(),
+            d.pointer("/paths/~1things/get/parameters/0/schema/$ref")
+                .unwrap(),
             "#/components/schemas/StatusInput"
         );
         let schemas = &d["components"]["schemas"];
-        assert_eq!(schemas["NewThing"]["properties"]["part"]["$ref"], "#/components/schemas/PartInput");
-        assert_eq!(schemas["PartInput"]["properties"]["kind"]["$ref"], "#/components/schemas/KindInput");
-        assert_eq!(schemas["Thing"]["properties"]["part"]["$ref"], "#/components/schemas/Part");
+        assert_eq!(
+            schemas["NewThing"]["properties"]["part"]["$ref"],
+            "#/components/schemas/PartInput"
+        );
+        assert_eq!(
+            schemas["PartInput"]["properties"]["kind"]["$ref"],
+            "#/components/schemas/KindInput"
+        );
+        assert_eq!(
+            schemas["Thing"]["properties"]["part"]["$ref"],
+            "#/components/schemas/Part"
+        );
         assert_eq!(schemas["PartInput"][REQUEST_VARIANT_MARK], "Part");
     }
 
@@ -689,7 +763,10 @@ mod tests {
     fn inline_response_enums_are_hoisted_keeping_nullability_at_the_use() {
         let mut d = doc();
         let plan = prepare(&mut d).unwrap();
-        assert_eq!(plan.hoisted["ThingColour"], "/components/schemas/Thing/properties/colour");
+        assert_eq!(
+            plan.hoisted["ThingColour"],
+            "/components/schemas/Thing/properties/colour"
+        );
         let schemas = &d["components"]["schemas"];
         assert_eq!(
             schemas["Thing"]["properties"]["colour"],
@@ -734,13 +811,27 @@ mod tests {
                 impl Status { pub fn keep_me(&self) {} }
             }
         };
-        let plan = OpenEnumPlan { open: BTreeSet::from(["Status".into()]), ..Default::default() };
+        let plan = OpenEnumPlan {
+            open: BTreeSet::from(["Status".into()]),
+            ..Default::default()
+        };
         open_response_enums(&mut file, &plan).unwrap();
         let text = prettyplease::unparse(&file);
-        assert!(text.contains("#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]"), "{text}");
-        assert!(text.contains("#[serde(untagged)]\n        UnrecognizedValue(::std::string::String),"), "{text}");
+        assert!(
+            text.contains(
+                "#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("#[serde(untagged)]\n        UnrecognizedValue(::std::string::String),"),
+            "{text}"
+        );
         assert!(text.contains("Self::AOne => \"A_ONE\""), "{text}");
-        assert!(text.contains("\"Unrecognized\" => Self::Unrecognized"), "{text}");
+        assert!(
+            text.contains("\"Unrecognized\" => Self::Unrecognized"),
+            "{text}"
+        );
         assert!(text.contains("pub fn keep_me"), "{text}");
         assert!(!text.contains("todo!()"), "{text}");
         assert!(!text.contains("TryFrom<&str>"), "{text}");
@@ -749,10 +840,16 @@ mod tests {
     #[test]
     fn code_pass_reports_an_enum_it_cannot_find() {
         let mut file: syn::File = syn::parse_quote! { pub mod types {} };
-        let plan = OpenEnumPlan { open: BTreeSet::from(["Gone".into()]), ..Default::default() };
+        let plan = OpenEnumPlan {
+            open: BTreeSet::from(["Gone".into()]),
+            ..Default::default()
+        };
         assert_eq!(
             open_response_enums(&mut file, &plan).unwrap_err(),
-            OpenEnumError::EnumNotFound { schema: "Gone".into(), rust_name: "Gone".into() }
+            OpenEnumError::EnumNotFound {
+                schema: "Gone".into(),
+                rust_name: "Gone".into()
+            }
         );
     }
 }

@@ -44,7 +44,14 @@ fn steps() -> Vec<Step> {
         },
         Step {
             name: "clippy",
-            run: cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+            run: cargo(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
         },
         Step {
             name: "drift",
@@ -61,7 +68,10 @@ fn steps() -> Vec<Step> {
 pub fn run(args: &CiArgs) -> Result<(), String> {
     let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
     if let Some(unknown) = args.skip.iter().find(|s| !known.contains(&s.as_str())) {
-        return Err(format!("error: unknown step {unknown:?}; steps are: {}", known.join(", ")));
+        return Err(format!(
+            "error: unknown step {unknown:?}; steps are: {}",
+            known.join(", ")
+        ));
     }
     let mut failed = Vec::new();
     let mut passed = 0;
@@ -77,16 +87,27 @@ pub fn run(args: &CiArgs) -> Result<(), String> {
         match (step.run)() {
             Ok(()) => {
                 passed += 1;
-                println!("== {}: ok ({:.0} s)", step.name, started.elapsed().as_secs_f64());
+                println!(
+                    "== {}: ok ({:.0} s)",
+                    step.name,
+                    started.elapsed().as_secs_f64()
+                );
             }
             Err(message) => {
                 eprintln!("{message}");
-                println!("== {}: FAILED ({:.0} s)", step.name, started.elapsed().as_secs_f64());
+                println!(
+                    "== {}: FAILED ({:.0} s)",
+                    step.name,
+                    started.elapsed().as_secs_f64()
+                );
                 failed.push(step.name);
             }
         }
     }
-    println!("ci: {passed} passed, {} failed, {skipped} skipped", failed.len());
+    println!(
+        "ci: {passed} passed, {} failed, {skipped} skipped",
+        failed.len()
+    );
     if failed.is_empty() {
         Ok(())
     } else {

@@ -463,7 +463,6 @@ fn run_schemathesis(
         .arg("--report-junit-path")
         .arg(work.join(format!("junit-{}.xml", pass.name())))
         .arg("--no-color")
-        .env("SCHEMATHESIS_HOOKS", "")
         .stdin(Stdio::null())
         .spawn()
         .with_context(|| format!("starting {}", schemathesis.display()))?;

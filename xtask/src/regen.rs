@@ -49,8 +49,12 @@ pub struct CheckArgs {
 fn inputs(spec: Option<&Path>, overlays: Option<&Path>, lenient: bool) -> Inputs {
     let root = workspace_root();
     Inputs {
-        spec: spec.map(Path::to_path_buf).unwrap_or_else(|| root.join("spec/openapi.json")),
-        overlays: overlays.map(Path::to_path_buf).unwrap_or_else(|| root.join("overlays")),
+        spec: spec
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| root.join("spec/openapi.json")),
+        overlays: overlays
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| root.join("overlays")),
         lenient,
         display_root: root,
     }
@@ -84,7 +88,12 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
     };
     let written = pipeline::write(&outputs, &root, &layout).map_err(|e| format!("error: {e}"))?;
     for path in &written {
-        println!("wrote {}", path.strip_prefix(workspace_root()).unwrap_or(path).display());
+        println!(
+            "wrote {}",
+            path.strip_prefix(workspace_root())
+                .unwrap_or(path)
+                .display()
+        );
     }
     println!(
         "{} operations, {} overlay file(s), {} open enum(s), {} request-side enum copy(ies); {:.2} s",
@@ -106,7 +115,11 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
 
 /// `cargo xtask check`.
 pub fn check(args: &CheckArgs) -> Result<(), String> {
-    let outputs = run_pipeline(&inputs(args.spec.as_deref(), args.overlays.as_deref(), args.lenient))?;
+    let outputs = run_pipeline(&inputs(
+        args.spec.as_deref(),
+        args.overlays.as_deref(),
+        args.lenient,
+    ))?;
     let drift = pipeline::drift(&outputs, &workspace_root(), &Layout::workspace());
     if drift.is_empty() {
         println!("check: every generated file matches its inputs");
@@ -117,7 +130,13 @@ pub fn check(args: &CheckArgs) -> Result<(), String> {
     }
     let names: Vec<String> = drift
         .iter()
-        .map(|d| d.path.strip_prefix(workspace_root()).unwrap_or(&d.path).display().to_string())
+        .map(|d| {
+            d.path
+                .strip_prefix(workspace_root())
+                .unwrap_or(&d.path)
+                .display()
+                .to_string()
+        })
         .collect();
     Err(format!(
         "error: {} generated file(s) differ from what spec/ and overlays/ produce: {}\n\
