@@ -6,6 +6,7 @@ use std::time::Instant;
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
+use crate::{conformance, quickstart};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
@@ -60,6 +61,17 @@ fn steps() -> Vec<Step> {
         Step {
             name: "test",
             run: cargo(&["test", "--workspace"]),
+        },
+        Step {
+            name: "conformance",
+            run: Box::new(|| {
+                conformance::run(conformance::ConformanceArgs::ci_defaults())
+                    .map_err(|e| format!("error: {e:#}"))
+            }),
+        },
+        Step {
+            name: "quickstart",
+            run: Box::new(|| quickstart::run().map_err(|e| format!("error: {e:#}"))),
         },
     ]
 }

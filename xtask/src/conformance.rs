@@ -39,7 +39,7 @@ response_schema_conformance,response_headers_conformance,negative_data_rejection
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConformanceArgs {
     /// Test cases per operation and phase, in each of the two passes.
-    #[arg(long, default_value_t = 25)]
+    #[arg(long, default_value_t = 50)]
     pub max_examples: u32,
     /// Seed for reproducible generation (default: random; the seed used is printed).
     #[arg(long)]
@@ -59,12 +59,30 @@ pub struct ConformanceArgs {
     pub report_dir: Option<PathBuf>,
 }
 
+impl ConformanceArgs {
+    /// The options `cargo xtask ci` runs with: the command line's defaults and a fixed seed, so
+    /// a CI run is reproducible (`cargo xtask conformance` alone explores with random seeds).
+    pub fn ci_defaults() -> Self {
+        ConformanceArgs {
+            max_examples: 50,
+            seed: Some(7),
+            pass_timeout: 600,
+            schemathesis: None,
+            mock_binary: None,
+            report_dir: None,
+        }
+    }
+}
+
 /// Runs the conformance check; `Err` when anything fails.
 pub fn run(args: ConformanceArgs) -> anyhow::Result<()> {
     let root = workspace_root()?;
     let document = root.join("spec/openapi.effective.json");
     if !document.is_file() {
-        bail!("{} is missing; run `cargo xtask regen` first", document.display());
+        bail!(
+            "{} is missing; run `cargo xtask regen` first",
+            document.display()
+        );
     }
     let work = args
         .report_dir
@@ -85,16 +103,25 @@ pub fn run(args: ConformanceArgs) -> anyhow::Result<()> {
     let seeded = seed(&base, &token)?;
     println!("conformance: seeded session {}", seeded.session);
 
-    let seed = args.seed.unwrap_or_else(|| {
-        u64::from_str_radix(&random_hex()[..12], 16).unwrap_or(1)
-    });
+    let seed = args
+        .seed
+        .unwrap_or_else(|| u64::from_str_radix(&random_hex()[..12], 16).unwrap_or(1));
     println!("conformance: schemathesis seed {seed}");
     let mut failures = Vec::new();
     for pass in [Pass::Seeded, Pass::Free] {
         let config = work.join(format!("schemathesis-{}.toml", pass.name()));
         write_config(&config, &token, (pass == Pass::Seeded).then_some(&seeded))?;
         let started = Instant::now();
-        let status = run_schemathesis(&schemathesis, &config, &document, &base, &work, pass, seed, &args)?;
+        let status = run_schemathesis(
+            &schemathesis,
+            &config,
+            &document,
+            &base,
+            &work,
+            pass,
+            seed,
+            &args,
+        )?;
         println!(
             "conformance: {} pass {} in {:.0?}",
             pass.name(),
@@ -112,7 +139,9 @@ pub fn run(args: ConformanceArgs) -> anyhow::Result<()> {
     }
     mock.stop();
     if failures.is_empty() {
-        println!("conformance: no server errors, no responses violating the description, no undocumented status codes");
+        println!(
+            "conformance: no server errors, no responses violating the description, no undocumented status codes"
+        );
         Ok(())
     } else {
         bail!("conformance failed: {}", failures.join(", "))
@@ -134,7 +163,7 @@ impl Pass {
     }
 }
 
-fn workspace_root() -> anyhow::Result<PathBuf> {
+pub(crate) fn workspace_root() -> anyhow::Result<PathBuf> {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
@@ -147,7 +176,7 @@ fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target"))
 }
 
-fn random_hex() -> String {
+pub(crate) fn random_hex() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut out = String::new();
     for round in 0..2u64 {
@@ -185,7 +214,10 @@ fn find_schemathesis(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Pat
     if is_executable(&candidate) {
         return Ok(candidate);
     }
-    println!("conformance: installing schemathesis {SCHEMATHESIS_VERSION} into {}", venv.display());
+    println!(
+        "conformance: installing schemathesis {SCHEMATHESIS_VERSION} into {}",
+        venv.display()
+    );
     if !venv.join("bin/pip").is_file() {
         let status = Command::new("python3")
             .args(["-m", "venv"])
@@ -197,20 +229,34 @@ fn find_schemathesis(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Pat
         }
     }
     let status = Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", &format!("schemathesis=={SCHEMATHESIS_VERSION}")])
+        .args([
+            "install",
+            "--quiet",
+            &format!("schemathesis=={SCHEMATHESIS_VERSION}"),
+        ])
         .status()
         .context("running pip install schemathesis")?;
     if !status.success() || !is_executable(&candidate) {
-        bail!("installing schemathesis=={SCHEMATHESIS_VERSION} into {} failed", venv.display());
+        bail!(
+            "installing schemathesis=={SCHEMATHESIS_VERSION} into {} failed",
+            venv.display()
+        );
     }
     Ok(candidate)
 }
 
-fn build_mock(root: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn build_mock(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(root)
-        .args(["build", "--quiet", "-p", "creditdata-mock", "--bin", "creditdata-mock"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "creditdata-mock",
+            "--bin",
+            "creditdata-mock",
+        ])
         .status()
         .context("running cargo build -p creditdata-mock")?;
     if !status.success() {
@@ -224,13 +270,13 @@ fn build_mock(root: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// The running mock; killed when dropped.
-struct MockProcess {
+pub(crate) struct MockProcess {
     child: Child,
-    base_url: String,
+    pub(crate) base_url: String,
 }
 
 impl MockProcess {
-    fn start(binary: &Path, client_id: &str, secret: &str) -> anyhow::Result<MockProcess> {
+    pub(crate) fn start(binary: &Path, client_id: &str, secret: &str) -> anyhow::Result<MockProcess> {
         let mut child = Command::new(binary)
             .args(["--listen", "127.0.0.1:0", "--client-id", client_id])
             .args(["--token-lifetime", "2h", "--provider-delay", "0s"])
@@ -265,11 +311,11 @@ impl MockProcess {
         Ok(MockProcess { child, base_url })
     }
 
-    fn is_running(&mut self) -> bool {
+    pub(crate) fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -282,12 +328,19 @@ impl Drop for MockProcess {
 }
 
 /// One HTTP/1.1 exchange over loopback: (status, body).
-fn http(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> anyhow::Result<(u16, String)> {
+fn http(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> anyhow::Result<(u16, String)> {
     let authority = base
         .strip_prefix("http://")
         .ok_or_else(|| anyhow!("the mock's URL {base} is not http://"))?
         .trim_end_matches('/');
-    let mut stream = TcpStream::connect(authority).with_context(|| format!("connecting to {authority}"))?;
+    let mut stream =
+        TcpStream::connect(authority).with_context(|| format!("connecting to {authority}"))?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -310,17 +363,27 @@ fn http(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &s
         .nth(1)
         .and_then(|code| code.parse().ok())
         .ok_or_else(|| anyhow!("{method} {path}: no status line"))?;
-    let chunked = head
-        .lines()
-        .any(|line| line.to_ascii_lowercase().starts_with("transfer-encoding:") && line.to_ascii_lowercase().contains("chunked"));
-    Ok((status, if chunked { dechunk(body) } else { body.to_owned() }))
+    let chunked = head.lines().any(|line| {
+        line.to_ascii_lowercase().starts_with("transfer-encoding:")
+            && line.to_ascii_lowercase().contains("chunked")
+    });
+    Ok((
+        status,
+        if chunked {
+            dechunk(body)
+        } else {
+            body.to_owned()
+        },
+    ))
 }
 
 fn dechunk(body: &str) -> String {
     let mut out = String::new();
     let mut rest = body;
     while let Some((size, tail)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else { break };
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
         if size == 0 || tail.len() < size {
             break;
         }
@@ -340,7 +403,8 @@ fn string_after(json: &str, after: &str, key: &str) -> Option<String> {
 }
 
 fn fetch_token(base: &str, client_id: &str, secret: &str) -> anyhow::Result<String> {
-    let body = format!("grant_type=client_credentials&client_id={client_id}&client_secret={secret}");
+    let body =
+        format!("grant_type=client_credentials&client_id={client_id}&client_secret={secret}");
     let (status, answer) = http(
         base,
         "POST",
@@ -351,7 +415,8 @@ fn fetch_token(base: &str, client_id: &str, secret: &str) -> anyhow::Result<Stri
     if status != 200 {
         bail!("the token endpoint answered {status}");
     }
-    string_after(&answer, "{", "access_token").ok_or_else(|| anyhow!("the token response has no access_token"))
+    string_after(&answer, "{", "access_token")
+        .ok_or_else(|| anyhow!("the token response has no access_token"))
 }
 
 /// Ids of a completed session with data in every dataset.
@@ -381,27 +446,49 @@ fn seed(base: &str, token: &str) -> anyhow::Result<Seeded> {
         base,
         "POST",
         "/v1/sessions",
-        &[("Authorization", &authorization), ("Content-Type", "application/json")],
+        &[
+            ("Authorization", &authorization),
+            ("Content-Type", "application/json"),
+        ],
         &body,
     )?;
     if status != 201 {
         bail!("seeding: POST /v1/sessions answered {status}: {created}");
     }
-    let session = string_after(&created, "{", "id").ok_or_else(|| anyhow!("seeding: no session id"))?;
-    let (status, _) = http(base, "POST", &format!("/_mock/sessions/{session}/complete"), &[], "")?;
+    let session =
+        string_after(&created, "{", "id").ok_or_else(|| anyhow!("seeding: no session id"))?;
+    let (status, _) = http(
+        base,
+        "POST",
+        &format!("/_mock/sessions/{session}/complete"),
+        &[],
+        "",
+    )?;
     if status != 200 {
         bail!("seeding: completing the session answered {status}");
     }
     let at = |suffix: &str| format!("/v1/sessions/{session}{suffix}");
     let missing = |what: &str| anyhow!("seeding: the seeded session has no {what}");
-    let source_file = string_after(&get(&at("/source-files"))?, "[", "id").ok_or_else(|| missing("source file"))?;
-    let account_statement = string_after(&get(&at("/account-statements"))?, "\"accountStatements\":[", "id")
-        .ok_or_else(|| missing("account statement"))?;
-    let attachment = string_after(&get(&at("/attachments"))?, "\"attachments\":[", "id").ok_or_else(|| missing("attachment"))?;
-    let verification = string_after(&get(&at("/identity-verifications"))?, "\"identityVerifications\":[", "id")
-        .ok_or_else(|| missing("identity verification"))?;
+    let source_file = string_after(&get(&at("/source-files"))?, "[", "id")
+        .ok_or_else(|| missing("source file"))?;
+    let account_statement = string_after(
+        &get(&at("/account-statements"))?,
+        "\"accountStatements\":[",
+        "id",
+    )
+    .ok_or_else(|| missing("account statement"))?;
+    let attachment = string_after(&get(&at("/attachments"))?, "\"attachments\":[", "id")
+        .ok_or_else(|| missing("attachment"))?;
+    let verification = string_after(
+        &get(&at("/identity-verifications"))?,
+        "\"identityVerifications\":[",
+        "id",
+    )
+    .ok_or_else(|| missing("identity verification"))?;
     let image = string_after(
-        &get(&at(&format!("/identity-verifications/{verification}/images")))?,
+        &get(&at(&format!(
+            "/identity-verifications/{verification}/images"
+        )))?,
         "\"images\":[",
         "id",
     )
@@ -417,7 +504,8 @@ fn seed(base: &str, token: &str) -> anyhow::Result<Seeded> {
 }
 
 fn write_config(path: &Path, token: &str, seeded: Option<&Seeded>) -> anyhow::Result<()> {
-    let mut config = String::from("# Generated by cargo xtask conformance; removed after the run.\n");
+    let mut config =
+        String::from("# Generated by cargo xtask conformance; removed after the run.\n");
     config.push_str("[headers]\n");
     config.push_str(&format!("Authorization = \"Bearer {token}\"\n"));
     if let Some(seeded) = seeded {
@@ -457,7 +545,9 @@ fn run_schemathesis(
         .args(["--checks", CHECKS])
         .args(["--max-examples", &args.max_examples.to_string()])
         .args(["--seed", &seed.to_string()])
-        .args(["--workers", "2"])
+        // One worker: with several, schemathesis (on CPython 3.11) can hit an interpreter
+        // error compiling in parallel threads ("AST constructor recursion depth mismatch").
+        .args(["--workers", "1"])
         .args(["--generation-database", ":memory:"])
         .args(["--report", "junit"])
         .arg("--report-junit-path")
@@ -474,7 +564,11 @@ fn run_schemathesis(
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            bail!("the {} pass ran longer than {} s", pass.name(), args.pass_timeout);
+            bail!(
+                "the {} pass ran longer than {} s",
+                pass.name(),
+                args.pass_timeout
+            );
         }
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -486,13 +580,20 @@ mod tests {
 
     #[test]
     fn string_after_finds_the_first_key_after_a_marker() {
-        let json = r#"{"sources":[],"accountStatements":[{"id":"a1","transactions":[{"id":"t1"}]}]}"#;
-        assert_eq!(string_after(json, "\"accountStatements\":[", "id").as_deref(), Some("a1"));
+        let json =
+            r#"{"sources":[],"accountStatements":[{"id":"a1","transactions":[{"id":"t1"}]}]}"#;
+        assert_eq!(
+            string_after(json, "\"accountStatements\":[", "id").as_deref(),
+            Some("a1")
+        );
         assert_eq!(string_after(json, "\"missing\":[", "id"), None);
     }
 
     #[test]
     fn chunked_bodies_are_joined() {
-        assert_eq!(dechunk("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"), "hello world");
+        assert_eq!(
+            dechunk("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"),
+            "hello world"
+        );
     }
 }

@@ -12,7 +12,9 @@ use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 mod ci;
+mod conformance;
 mod fetch;
+mod quickstart;
 mod regen;
 
 #[derive(Parser)]
@@ -22,6 +24,9 @@ enum Command {
     Regen(regen::RegenArgs),
     /// Regenerate in memory and fail with a diff where a checked-in output differs.
     Check(regen::CheckArgs),
+    /// Run schemathesis against the local mock with the effective description: no server
+    /// errors, no response that violates the description, no undocumented status code.
+    Conformance(conformance::ConformanceArgs),
     /// Run every check CI runs: formatting, lints, drift, tests, conformance, the quickstart.
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         Command::Regen(args) => regen::regen(&args),
         Command::Check(args) => regen::check(&args),
         Command::Ci(args) => ci::run(&args),
+        Command::Conformance(args) => conformance::run(args).map_err(|e| format!("error: {e:#}")),
         Command::Fetch(args) => fetch::fetch(&args),
         Command::Overlay(OverlayCommand::Apply {
             spec,

@@ -1,0 +1,213 @@
+//! From nothing to a PDF report: create a session, read it back, list every session, read every
+//! JSON dataset of the new session and download its PDF report.
+//!
+//! ```text
+//! cargo run -p creditdata-client --example quickstart -- jane.doe@example.com
+//! ```
+//!
+//! Configuration (environment variables):
+//!
+//! | variable | meaning |
+//! |---|---|
+//! | `CREDITDATA_BASE_URL` | the service (default: the local mock, `http://127.0.0.1:8080`) |
+//! | `CREDITDATA_TOKEN_URL`, `CREDITDATA_CLIENT_ID`, `CREDITDATA_CLIENT_SECRET` | OAuth2 client credentials |
+//! | `CREDITDATA_TOKEN` | or a static bearer token |
+//! | `CREDITDATA_COUNTRY` | ISO 3166-1 alpha-3 country of the search (default `GBR`) |
+//! | `CREDITDATA_PACKAGES` | comma-separated data packages (default all four) |
+//! | `CREDITDATA_OUT_DIR` | where the PDF report goes (default the current directory) |
+//!
+//! (every variable of [`ClientBuilder::from_env`] applies). Prints one JSON object per step on
+//! stdout (`{"step": ..., ...}`); on any failure prints the error's message on stderr and exits
+//! with status 1. With `RUST_LOG` set (e.g. `RUST_LOG=creditdata_client=debug`), the client's
+//! tracing goes to stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use creditdata_client::download::DownloadExt;
+use creditdata_client::operation::OperationExt;
+use creditdata_client::paging::SessionFilter;
+use creditdata_client::types::{CreateSessionRequest, DataPackageInput, QueryParameterInput};
+use creditdata_client::{Client, ClientBuilder};
+use futures::TryStreamExt;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// One step's outcome, as one line of JSON on stdout.
+fn step(line: Value) {
+    println!("{line}");
+}
+
+async fn run() -> Result<(), Failure> {
+    let email = match std::env::args().nth(1) {
+        Some(email) if !email.trim().is_empty() => email.trim().to_string(),
+        _ => return Err("usage: quickstart EMAIL (the data subject's e-mail address)".into()),
+    };
+    let country = var("CREDITDATA_COUNTRY").unwrap_or_else(|| "GBR".to_string());
+    let packages = packages(var("CREDITDATA_PACKAGES").as_deref())?;
+    let out_dir = PathBuf::from(var("CREDITDATA_OUT_DIR").unwrap_or_else(|| ".".to_string()));
+    let client = ClientBuilder::from_env()?.build()?;
+
+    // 1. Create the session (the service e-mails the consumer; never retried once sent).
+    let request = CreateSessionRequest {
+        subject_email: email,
+        query_parameters: vec![QueryParameterInput {
+            country_code: Some(country),
+            data_packages: Some(packages),
+        }],
+    };
+    let created = client.create_session().body(request).call().await?;
+    let id = created.id;
+    step(json!({
+        "step": "create_session",
+        "session_id": id,
+        "customer_progress_status": created.customer_progress_status,
+        "customer_input_deadline_utc": created.customer_input_deadline_utc,
+    }));
+
+    // 2. Read it back.
+    let session = client.get_session().session_id(id).call().await?;
+    step(json!({
+        "step": "get_session",
+        "session_id": session.id,
+        "subject_email": session.subject_email,
+        "customer_progress_status": session.customer_progress_status,
+        "query_parameters": session.query_parameters,
+    }));
+
+    // 3. Every session, page by page through the paging stream.
+    let mut count = 0u64;
+    let mut found = false;
+    let mut sessions = std::pin::pin!(client.sessions(SessionFilter::new()));
+    while let Some(listed) = sessions.try_next().await? {
+        count += 1;
+        found |= listed.id == id;
+    }
+    step(json!({
+        "step": "list_sessions",
+        "count": count,
+        "contains_new_session": found,
+    }));
+
+    // 4. Every JSON dataset of the new session.
+    read_datasets(&client, id).await?;
+
+    // 5. The PDF report, written atomically.
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("{}: cannot create the output directory: {e}", out_dir.display()))?;
+    let saved = client
+        .get_pdf_report()
+        .session_id(id)
+        .download()
+        .await?
+        .save_in(&out_dir, &format!("creditdata-{id}-report.pdf"))
+        .await?;
+    step(json!({
+        "step": "download_pdf_report",
+        "path": saved.path,
+        "bytes": saved.bytes,
+        "content_type": saved.content_type,
+    }));
+    Ok(())
+}
+
+/// Reads one dataset and prints a summary of it: for each top-level member, the number of
+/// items of an array, or the kind of value.
+macro_rules! datasets {
+    ($client:expr, $id:expr, $($name:literal => $method:ident),+ $(,)?) => {
+        $(
+            let value = $client.$method().session_id($id).call().await?;
+            step(json!({
+                "step": "dataset",
+                "dataset": $name,
+                "summary": summarize(&serde_json::to_value(&value)?),
+            }));
+        )+
+    };
+}
+
+async fn read_datasets(client: &Client, id: Uuid) -> Result<(), Failure> {
+    datasets!(client, id,
+        "account-statements" => get_account_statements,
+        "attachments" => get_attachments,
+        "categorizations-summary" => get_categorizations_summary,
+        "categorizations" => get_categorizations,
+        "court-and-insolvencies" => get_court_and_insolvencies,
+        "identity-verifications" => get_identity_verifications,
+        "immovables" => get_immovables,
+        "legal-entities" => get_legal_entities,
+        "metrics" => get_metrics,
+        "negative-tradelines" => get_negative_tradelines,
+        "person-details" => get_person_details,
+        "positive-tradelines" => get_positive_tradelines,
+        "registry-incomes" => get_registry_incomes,
+        "scores" => get_scores,
+        "source-files" => get_source_files,
+    );
+    Ok(())
+}
+
+fn summarize(value: &Value) -> Value {
+    let kind = |v: &Value| match v {
+        Value::Array(items) => json!(items.len()),
+        Value::Object(_) => json!("object"),
+        Value::Null => Value::Null,
+        Value::String(_) => json!("string"),
+        Value::Number(_) => json!("number"),
+        Value::Bool(_) => json!("boolean"),
+    };
+    match value {
+        Value::Object(members) => members.iter().map(|(k, v)| (k.clone(), kind(v))).collect(),
+        other => json!({ "items": kind(other) }),
+    }
+}
+
+/// `CREDITDATA_PACKAGES` (comma-separated, any case), or all four packages.
+fn packages(text: Option<&str>) -> Result<Vec<DataPackageInput>, Failure> {
+    let Some(text) = text else {
+        return Ok(vec![
+            DataPackageInput::CreditHistory,
+            DataPackageInput::Score,
+            DataPackageInput::BankAccountCategorization,
+            DataPackageInput::Identification,
+        ]);
+    };
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.to_ascii_uppercase().parse::<DataPackageInput>().map_err(|_| {
+                format!(
+                    "CREDITDATA_PACKAGES: unknown data package {p:?}; use CREDIT_HISTORY, SCORE, BANK_ACCOUNT_CATEGORIZATION or IDENTIFICATION"
+                )
+                .into()
+            })
+        })
+        .collect()
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}

@@ -1,0 +1,653 @@
+//! Authentication: a static bearer token, or OAuth2 client credentials with tokens cached,
+//! refreshed ahead of expiry and fetched once however many calls wait for one.
+//!
+//! The service accepts either of its two OAuth2 schemes (live and test identity providers); both
+//! issue five-minute JWT access tokens to the client-credentials grant. The token endpoint is
+//! given directly ([`TokenEndpoint::Url`]), or found through the issuer's OpenID Connect
+//! discovery document ([`TokenEndpoint::Issuer`]).
+//!
+//! The token request goes through the [`oauth2`] crate (RFC 6749 request building and error
+//! parsing) over this client's own `reqwest` connection pool.
+//!
+//! # Caching and single flight
+//!
+//! A token is reused until a margin before its expiry (30 s, or a fifth of its lifetime if that
+//! is shorter), then replaced by the next call that needs one. Only one token request is ever in
+//! flight: callers that need a token while it runs wait for it and share its outcome, success or
+//! failure. A cold client starting 1000 calls at once makes exactly one token request; a token
+//! endpoint that refuses the client is asked once, not once per waiting call.
+//!
+//! When the service answers 401, the runtime asks for a replacement of the refused token; if
+//! another call already replaced it, the replacement is used without a new request.
+//!
+//! Secrets (the client secret, the static token, access tokens) are kept in [`SecretString`]s,
+//! print as `[redacted]` in `Debug`, are marked sensitive in the `Authorization` header, and
+//! never appear in errors or logs.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use oauth2::basic::{BasicClient, BasicErrorResponseType};
+use oauth2::{
+    AuthType, ClientId, ClientSecret, RequestTokenError, Scope, StandardErrorResponse,
+    TokenResponse, TokenUrl,
+};
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderValue};
+use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+use crate::error::error_chain;
+
+/// How the client proves who it is.
+#[derive(Clone)]
+pub enum Credentials {
+    /// A bearer token obtained elsewhere; sent as is and never refreshed (a 401 is returned to
+    /// the caller).
+    BearerToken(SecretString),
+    /// OAuth2 client credentials.
+    ClientCredentials(ClientCredentials),
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Credentials::BearerToken(_) => f.write_str("BearerToken([redacted])"),
+            Credentials::ClientCredentials(c) => c.fmt(f),
+        }
+    }
+}
+
+impl Credentials {
+    /// A static bearer token.
+    pub fn bearer(token: impl Into<String>) -> Self {
+        Credentials::BearerToken(SecretString::from(token.into()))
+    }
+
+    /// Client credentials against a token endpoint, sent in the form body, no scopes.
+    pub fn client_credentials(
+        token_endpoint: TokenEndpoint,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        Credentials::ClientCredentials(ClientCredentials {
+            endpoint: token_endpoint,
+            client_id: client_id.into(),
+            client_secret: SecretString::from(client_secret.into()),
+            scopes: Vec::new(),
+            auth_style: ClientAuthStyle::RequestBody,
+        })
+    }
+}
+
+/// OAuth2 client-credentials settings.
+#[derive(Clone)]
+pub struct ClientCredentials {
+    /// Where tokens come from.
+    pub endpoint: TokenEndpoint,
+    /// The client id.
+    pub client_id: String,
+    /// The client secret (redacted in `Debug`).
+    pub client_secret: SecretString,
+    /// Scopes to request; none by default (the identity provider grants `openid`).
+    pub scopes: Vec<String>,
+    /// How the client authenticates to the token endpoint.
+    pub auth_style: ClientAuthStyle,
+}
+
+impl fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"[redacted]")
+            .field("scopes", &self.scopes)
+            .field("auth_style", &self.auth_style)
+            .finish()
+    }
+}
+
+/// Where the token endpoint is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenEndpoint {
+    /// The token endpoint itself (e.g. `{issuer}/protocol/openid-connect/token`).
+    Url(String),
+    /// An OpenID Connect issuer; the token endpoint is read from
+    /// `{issuer}/.well-known/openid-configuration` on first use (and remembered).
+    Issuer(String),
+}
+
+/// How the client id and secret reach the token endpoint (RFC 6749 §2.3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientAuthStyle {
+    /// `client_id` and `client_secret` in the form body (what the service's identity provider
+    /// documents).
+    #[default]
+    RequestBody,
+    /// HTTP Basic authentication (`Authorization: Basic ...`).
+    BasicAuth,
+}
+
+/// An access token, ready to send: the `Authorization` header value, marked sensitive.
+/// Redacted in `Debug`; cloning shares it.
+#[derive(Clone)]
+pub(crate) struct AccessToken(Arc<HeaderValue>);
+
+impl AccessToken {
+    fn new(token: &str) -> Option<AccessToken> {
+        let mut header = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+        header.set_sensitive(true);
+        Some(AccessToken(Arc::new(header)))
+    }
+
+    /// The `Authorization` header value (`Bearer ...`).
+    pub(crate) fn header(&self) -> &HeaderValue {
+        &self.0
+    }
+
+    fn same_as(&self, other: &AccessToken) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for AccessToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AccessToken([redacted])")
+    }
+}
+
+/// Why no access token could be obtained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}{}", description.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+pub struct AuthError {
+    /// What kind of failure.
+    pub kind: AuthErrorKind,
+    /// The identity provider's `error_description`, or the cause. Never contains a secret.
+    pub description: Option<String>,
+}
+
+/// The RFC 6749 §5.2 error codes, plus failures on the way to the token endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthErrorKind {
+    /// `invalid_client` (or a 401 without an error code): unknown client id or wrong secret.
+    #[error(
+        "the identity provider rejected the client id or secret (invalid_client); check the client credentials"
+    )]
+    InvalidClient,
+    /// `unauthorized_client`: the client may not use the client-credentials grant.
+    #[error("the client is not allowed to use the client-credentials grant (unauthorized_client)")]
+    UnauthorizedClient,
+    /// `invalid_scope`.
+    #[error("a requested scope is not allowed (invalid_scope)")]
+    InvalidScope,
+    /// `invalid_grant`.
+    #[error("the identity provider refused the grant (invalid_grant)")]
+    InvalidGrant,
+    /// `invalid_request`.
+    #[error("the identity provider found the token request malformed (invalid_request)")]
+    InvalidRequest,
+    /// `unsupported_grant_type`.
+    #[error(
+        "the identity provider does not support the client-credentials grant (unsupported_grant_type)"
+    )]
+    UnsupportedGrantType,
+    /// Another error code.
+    #[error("the identity provider refused the token request ({0})")]
+    Other(String),
+    /// The identity provider could not be reached, timed out, or answered 408, 429 or 5xx:
+    /// trying again later may help.
+    #[error("the identity provider could not be reached or is not available")]
+    Unavailable,
+    /// The identity provider answered, but not with a token response or an OAuth2 error (an
+    /// HTML page, a 404 from a wrong token URL, a token a header cannot carry, ...).
+    #[error("the identity provider's answer is not a usable token response")]
+    InvalidResponse,
+    /// The discovery document was missing, unreadable or had no usable `token_endpoint`.
+    #[error("the OpenID Connect discovery document could not be used")]
+    Discovery,
+}
+
+impl AuthError {
+    fn new(kind: AuthErrorKind, description: impl Into<Option<String>>) -> Self {
+        AuthError {
+            kind,
+            description: description.into(),
+        }
+    }
+
+    /// Whether trying again later could help (the provider was unreachable or failed).
+    pub fn is_transient(&self) -> bool {
+        matches!(self.kind, AuthErrorKind::Unavailable)
+    }
+}
+
+/// Tokens are replaced this long before the provider says they expire, or a fifth of their
+/// lifetime before if that is shorter, so a call never leaves with a token about to lapse.
+const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
+/// Lifetime assumed when the token response has no `expires_in` (production's lifetime).
+const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+
+/// When a token obtained at `obtained` with `lifetime` should be replaced.
+fn refresh_deadline(obtained: Instant, lifetime: Duration) -> Instant {
+    obtained + lifetime.saturating_sub(REFRESH_MARGIN.min(lifetime / 5))
+}
+
+/// Supplies access tokens. Cloning shares the cache.
+#[derive(Clone)]
+pub(crate) struct Authenticator {
+    source: Arc<Source>,
+}
+
+enum Source {
+    Static(AccessToken),
+    ClientCredentials(Box<TokenSource>),
+}
+
+struct TokenSource {
+    credentials: ClientCredentials,
+    http: reqwest::Client,
+    /// Bounds each discovery and token request: while one runs, every call needing a token
+    /// waits for it.
+    timeout: Duration,
+    /// The current token; read without waiting by every call.
+    current: RwLock<Option<Cached>>,
+    /// Held across a token request (single flight).
+    refresh: Mutex<RefreshState>,
+    /// Completed token requests, successful or not: a waiter that sees it change shares the
+    /// outcome instead of asking again.
+    completed: AtomicU64,
+}
+
+#[derive(Clone)]
+struct Cached {
+    token: AccessToken,
+    refresh_at: Instant,
+}
+
+#[derive(Default)]
+struct RefreshState {
+    token_url: Option<String>,
+    last_failure: Option<AuthError>,
+}
+
+impl fmt::Debug for Authenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.source {
+            Source::Static(_) => f.write_str("Authenticator(BearerToken([redacted]))"),
+            Source::ClientCredentials(source) => f
+                .debug_struct("Authenticator")
+                .field("credentials", &source.credentials)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl Authenticator {
+    /// `timeout` bounds each request to the identity provider. Fails when a static token
+    /// cannot be sent in a header.
+    pub(crate) fn new(
+        credentials: Credentials,
+        http: reqwest::Client,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let source = match credentials {
+            Credentials::BearerToken(secret) => Source::Static(
+                AccessToken::new(secret.expose_secret().trim()).ok_or_else(|| {
+                    "the bearer token contains characters an HTTP header cannot carry".to_string()
+                })?,
+            ),
+            Credentials::ClientCredentials(credentials) => {
+                Source::ClientCredentials(Box::new(TokenSource {
+                    credentials,
+                    http,
+                    timeout,
+                    current: RwLock::new(None),
+                    refresh: Mutex::new(RefreshState::default()),
+                    completed: AtomicU64::new(0),
+                }))
+            }
+        };
+        Ok(Authenticator {
+            source: Arc::new(source),
+        })
+    }
+
+    /// Whether a refused token can be replaced by a new one.
+    pub(crate) fn can_refresh(&self) -> bool {
+        matches!(*self.source, Source::ClientCredentials(_))
+    }
+
+    /// A token valid for a while yet: the cached one, or a new one.
+    pub(crate) async fn token(&self) -> Result<AccessToken, AuthError> {
+        match &*self.source {
+            Source::Static(token) => Ok(token.clone()),
+            Source::ClientCredentials(source) => match source.fresh() {
+                Some(token) => Ok(token),
+                None => source.refresh(None).await,
+            },
+        }
+    }
+
+    /// A replacement for `rejected`, which the service refused (401). When another call
+    /// already replaced it, that token is returned without a new request.
+    pub(crate) async fn refresh_after_rejection(
+        &self,
+        rejected: &AccessToken,
+    ) -> Result<AccessToken, AuthError> {
+        match &*self.source {
+            Source::Static(token) => Ok(token.clone()),
+            Source::ClientCredentials(source) => source.refresh(Some(rejected)).await,
+        }
+    }
+}
+
+impl TokenSource {
+    fn fresh(&self) -> Option<AccessToken> {
+        let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        current
+            .as_ref()
+            .filter(|cached| Instant::now() < cached.refresh_at)
+            .map(|cached| cached.token.clone())
+    }
+
+    fn store(&self, cached: Option<Cached>) {
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = cached;
+    }
+
+    async fn refresh(&self, rejected: Option<&AccessToken>) -> Result<AccessToken, AuthError> {
+        let seen = self.completed.load(Ordering::Acquire);
+        let mut state = self.refresh.lock().await;
+        if let Some(token) = self.fresh() {
+            if !rejected.is_some_and(|r| r.same_as(&token)) {
+                // Another call obtained it while this one waited.
+                return Ok(token);
+            }
+            // Known to be refused: no other call should send it while a new one is fetched.
+            self.store(None);
+        }
+        if self.completed.load(Ordering::Acquire) != seen
+            && let Some(failure) = &state.last_failure
+        {
+            // The request this call waited for failed: share its outcome.
+            return Err(failure.clone());
+        }
+        let started = Instant::now();
+        let outcome = self.request_token(&mut state).await;
+        let outcome = match outcome {
+            Ok((token, lifetime)) => {
+                self.store(Some(Cached {
+                    token: token.clone(),
+                    refresh_at: refresh_deadline(started, lifetime),
+                }));
+                state.last_failure = None;
+                Ok(token)
+            }
+            Err(error) => {
+                tracing::debug!(error = %error, "token request failed");
+                state.last_failure = Some(error.clone());
+                Err(error)
+            }
+        };
+        self.completed.fetch_add(1, Ordering::AcqRel);
+        outcome
+    }
+
+    async fn token_url(&self, state: &mut RefreshState) -> Result<String, AuthError> {
+        if let Some(url) = &state.token_url {
+            return Ok(url.clone());
+        }
+        let url = match &self.credentials.endpoint {
+            TokenEndpoint::Url(url) => url.clone(),
+            TokenEndpoint::Issuer(issuer) => self.discover(issuer).await?,
+        };
+        state.token_url = Some(url.clone());
+        Ok(url)
+    }
+
+    async fn discover(&self, issuer: &str) -> Result<String, AuthError> {
+        let url = format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        );
+        let discovery_error =
+            |why: String| AuthError::new(AuthErrorKind::Discovery, format!("{url}: {why}"));
+        let response = self
+            .http
+            .get(&url)
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|e| AuthError::new(AuthErrorKind::Unavailable, error_chain(&e)))?;
+        let status = response.status();
+        if crate::retry::is_retryable_status(status) || status.is_server_error() {
+            return Err(AuthError::new(
+                AuthErrorKind::Unavailable,
+                format!("{url} answered {status}"),
+            ));
+        }
+        if !status.is_success() {
+            return Err(discovery_error(format!("answered {status}")));
+        }
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| AuthError::new(AuthErrorKind::Unavailable, error_chain(&e)))?;
+        let document: serde_json::Value = serde_json::from_slice(&body)
+            .map_err(|e| discovery_error(format!("not a JSON document: {e}")))?;
+        let endpoint = document
+            .get("token_endpoint")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| discovery_error("no token_endpoint member".into()))?;
+        match reqwest::Url::parse(endpoint) {
+            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(endpoint.to_string()),
+            _ => Err(discovery_error(format!(
+                "token_endpoint {endpoint:?} is not an http(s) URL"
+            ))),
+        }
+    }
+
+    async fn request_token(
+        &self,
+        state: &mut RefreshState,
+    ) -> Result<(AccessToken, Duration), AuthError> {
+        let cc = &self.credentials;
+        let token_url = self.token_url(state).await?;
+        let token_uri = TokenUrl::new(token_url.clone()).map_err(|e| {
+            AuthError::new(
+                AuthErrorKind::InvalidResponse,
+                format!("token endpoint {token_url:?} is not a URL: {e}"),
+            )
+        })?;
+        let client = BasicClient::new(ClientId::new(cc.client_id.clone()))
+            .set_client_secret(ClientSecret::new(
+                cc.client_secret.expose_secret().to_string(),
+            ))
+            .set_auth_type(match cc.auth_style {
+                ClientAuthStyle::RequestBody => AuthType::RequestBody,
+                ClientAuthStyle::BasicAuth => AuthType::BasicAuth,
+            })
+            .set_token_uri(token_uri);
+        let http = self.http.clone();
+        let timeout = self.timeout;
+        // The closure owns its client handle: a borrowed one makes rustc unable to prove the
+        // call's future `Send` for every lifetime, which would keep calls off spawned tasks.
+        let send = move |request: oauth2::HttpRequest| {
+            let http = http.clone();
+            async move {
+                let mut request =
+                    reqwest::Request::try_from(request).map_err(TokenHttpError::Send)?;
+                *request.timeout_mut() = Some(timeout);
+                let response = http.execute(request).await.map_err(TokenHttpError::Send)?;
+                let status = response.status();
+                let is_json = response
+                    .headers()
+                    .get(CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
+                if !status.is_success() && !is_json {
+                    // Not an OAuth2 error response (an HTML page from a proxy, an empty 401):
+                    // classify by status instead of letting oauth2 fail to parse it.
+                    return Err(TokenHttpError::Status(status));
+                }
+                let mut builder = http::Response::builder().status(status);
+                for (name, value) in response.headers() {
+                    builder = builder.header(name, value);
+                }
+                let body = response.bytes().await.map_err(TokenHttpError::Send)?;
+                builder
+                    .body(body.to_vec())
+                    .map_err(|_| TokenHttpError::Status(status))
+            }
+        };
+        let response = client
+            .exchange_client_credentials()
+            .add_scopes(cc.scopes.iter().cloned().map(Scope::new))
+            .request_async(&send)
+            .await
+            .map_err(token_error)?;
+        let lifetime = response.expires_in().unwrap_or(DEFAULT_LIFETIME);
+        let token = AccessToken::new(response.access_token().secret()).ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::InvalidResponse,
+                "the access token contains characters an HTTP header cannot carry".to_string(),
+            )
+        })?;
+        Ok((token, lifetime))
+    }
+}
+
+/// What went wrong on the way to the token endpoint (the `oauth2` crate's request error).
+#[derive(Debug)]
+enum TokenHttpError {
+    Send(reqwest::Error),
+    /// A failure status without an OAuth2 (JSON) error body.
+    Status(StatusCode),
+}
+
+impl fmt::Display for TokenHttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenHttpError::Send(e) => f.write_str(&error_chain(e)),
+            TokenHttpError::Status(status) => write!(f, "the token endpoint answered {status}"),
+        }
+    }
+}
+
+impl std::error::Error for TokenHttpError {}
+
+type BasicTokenError = StandardErrorResponse<BasicErrorResponseType>;
+
+fn token_error(error: RequestTokenError<TokenHttpError, BasicTokenError>) -> AuthError {
+    match error {
+        RequestTokenError::ServerResponse(response) => {
+            let kind = match response.error() {
+                BasicErrorResponseType::InvalidClient => AuthErrorKind::InvalidClient,
+                BasicErrorResponseType::UnauthorizedClient => AuthErrorKind::UnauthorizedClient,
+                BasicErrorResponseType::InvalidScope => AuthErrorKind::InvalidScope,
+                BasicErrorResponseType::InvalidGrant => AuthErrorKind::InvalidGrant,
+                BasicErrorResponseType::InvalidRequest => AuthErrorKind::InvalidRequest,
+                BasicErrorResponseType::UnsupportedGrantType => AuthErrorKind::UnsupportedGrantType,
+                BasicErrorResponseType::Extension(code) => AuthErrorKind::Other(code.clone()),
+            };
+            AuthError::new(kind, response.error_description().cloned())
+        }
+        RequestTokenError::Request(TokenHttpError::Status(status)) => {
+            let kind = match status.as_u16() {
+                401 => AuthErrorKind::InvalidClient,
+                s if crate::retry::is_retryable_status(status) || s >= 500 => {
+                    AuthErrorKind::Unavailable
+                }
+                _ => AuthErrorKind::InvalidResponse,
+            };
+            AuthError::new(
+                kind,
+                format!("the token endpoint answered {status} without an OAuth2 error code"),
+            )
+        }
+        RequestTokenError::Request(error @ TokenHttpError::Send(_)) => {
+            AuthError::new(AuthErrorKind::Unavailable, error.to_string())
+        }
+        // Neither the body nor serde's message (which quotes values) is shown: a half-valid
+        // token response would put the token in the message. The path says enough.
+        RequestTokenError::Parse(e, body) => AuthError::new(
+            AuthErrorKind::InvalidResponse,
+            format!(
+                "the token endpoint's answer ({} bytes) is not a token response ({:?} error at `{}`)",
+                body.len(),
+                e.inner().classify(),
+                e.path()
+            ),
+        ),
+        RequestTokenError::Other(message) => {
+            AuthError::new(AuthErrorKind::InvalidResponse, message)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_replaced_a_margin_before_expiry() {
+        let t0 = Instant::now();
+        // Production's five-minute tokens: 30 s early.
+        assert_eq!(
+            refresh_deadline(t0, Duration::from_secs(300)),
+            t0 + Duration::from_secs(270)
+        );
+        // Short-lived tokens: a fifth of their lifetime early.
+        assert_eq!(
+            refresh_deadline(t0, Duration::from_secs(10)),
+            t0 + Duration::from_secs(8)
+        );
+        assert_eq!(refresh_deadline(t0, Duration::ZERO), t0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cached_token_goes_stale_at_its_deadline_not_at_expiry() {
+        let auth = Authenticator::new(
+            Credentials::client_credentials(
+                TokenEndpoint::Url("http://127.0.0.1:9/token".into()),
+                "id",
+                "secret",
+            ),
+            reqwest::Client::new(),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        let Source::ClientCredentials(source) = &*auth.source else {
+            unreachable!()
+        };
+        let token = AccessToken::new("abc").unwrap();
+        source.store(Some(Cached {
+            token: token.clone(),
+            refresh_at: refresh_deadline(Instant::now(), Duration::from_secs(300)),
+        }));
+        tokio::time::advance(Duration::from_secs(269)).await;
+        assert!(source.fresh().is_some_and(|t| t.same_as(&token)));
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(
+            source.fresh().is_none(),
+            "30 s before expiry the token must be replaced"
+        );
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug() {
+        let shown = format!(
+            "{:?} {:?} {:?}",
+            Credentials::bearer("tok-123"),
+            Credentials::client_credentials(TokenEndpoint::Url("http://x/t".into()), "id", "sec-456"),
+            AccessToken::new("tok-789").unwrap(),
+        );
+        for secret in ["tok-123", "sec-456", "tok-789"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! Building a [`Client`]: environment, credentials, timeouts, retries.
+//!
+//! ```no_run
+//! use creditdata_client::{Client, Environment, auth::{Credentials, TokenEndpoint}};
+//! # fn f() -> creditdata_client::Result<()> {
+//! let client = Client::builder()
+//!     .environment(Environment::Custom("https://api.example.test".into()))
+//!     .credentials(Credentials::client_credentials(
+//!         TokenEndpoint::Url("https://login.example.test/realms/consumer/protocol/openid-connect/token".into()),
+//!         "my-client",
+//!         "my-secret",
+//!     ))
+//!     .build()?;
+//! # Ok(()) }
+//! ```
+//!
+//! Or from the environment ([`ClientBuilder::from_env`]), which is what the examples and the
+//! `creditdata` command use.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::Client;
+use crate::auth::{Authenticator, ClientAuthStyle, Credentials, TokenEndpoint};
+use crate::error::Error;
+use crate::retry::RetryPolicy;
+use crate::runtime::ClientState;
+
+/// Where the service is.
+///
+/// No public address of the service is known, so production and test addresses come from
+/// configuration: `CREDITDATA_PRODUCTION_URL` and `CREDITDATA_TEST_URL`, or an explicit
+/// [`Environment::Custom`] URL. The mock defaults to the address `creditdata-mock` listens on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Environment {
+    /// Production (live identity provider): `CREDITDATA_PRODUCTION_URL`.
+    Production,
+    /// The test environment: `CREDITDATA_TEST_URL`.
+    Test,
+    /// The local mock (`creditdata-mock`): `CREDITDATA_MOCK_URL`, else `http://127.0.0.1:8080`.
+    Mock,
+    /// Any base URL (scheme, host, port and path stem; the operations' paths start with `/v1`).
+    Custom(String),
+}
+
+/// Where [`Environment::Mock`] is when `CREDITDATA_MOCK_URL` is not set.
+pub const DEFAULT_MOCK_URL: &str = "http://127.0.0.1:8080";
+
+impl Environment {
+    /// Reads an environment name: `production`, `test`, `mock`, or a URL.
+    pub fn parse(text: &str) -> Result<Environment, Error> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "production" | "prod" | "live" => Ok(Environment::Production),
+            "test" => Ok(Environment::Test),
+            "mock" => Ok(Environment::Mock),
+            _ if text.contains("://") => Ok(Environment::Custom(text.trim().to_string())),
+            _ => Err(Error::Config(format!(
+                "unknown environment {text:?}: use production, test, mock or a base URL"
+            ))),
+        }
+    }
+
+    /// The base URL, reading the variable the environment names.
+    pub fn base_url(&self) -> Result<String, Error> {
+        let from_var = |var: &str, what: &str| {
+            std::env::var(var).map_err(|_| {
+                Error::Config(format!(
+                    "the {what} environment has no known public address: set {var} (or use Environment::Custom)"
+                ))
+            })
+        };
+        let url = match self {
+            Environment::Production => from_var("CREDITDATA_PRODUCTION_URL", "production")?,
+            Environment::Test => from_var("CREDITDATA_TEST_URL", "test")?,
+            Environment::Mock => std::env::var("CREDITDATA_MOCK_URL").unwrap_or_else(|_| DEFAULT_MOCK_URL.to_string()),
+            Environment::Custom(url) => url.clone(),
+        };
+        validate_base_url(&url)
+    }
+}
+
+fn validate_base_url(url: &str) -> Result<String, Error> {
+    let parsed = reqwest::Url::parse(url.trim())
+        .map_err(|e| Error::Config(format!("base URL {url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(Error::Config(format!(
+            "base URL {url:?} must use http or https"
+        )));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        // The URL is shown in `Debug` and in messages: credentials belong in `credentials`.
+        return Err(Error::Config(
+            "the base URL must not contain a user name or password: pass credentials with ClientBuilder::credentials".into(),
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(Error::Config(format!(
+            "base URL {url:?} must not have a query or fragment"
+        )));
+    }
+    // The generated paths start with `/v1`; a trailing slash would double it.
+    Ok(url.trim().trim_end_matches('/').to_string())
+}
+
+/// The longest a token or discovery request may take when no request timeout is set: every
+/// call that needs a token waits for it.
+const DEFAULT_TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Configures and builds a [`Client`]. Start with [`Client::builder`] or
+/// [`ClientBuilder::from_env`]. Its `Debug` never shows a secret.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    environment: Environment,
+    credentials: Option<Credentials>,
+    client_auth_style: Option<ClientAuthStyle>,
+    scopes: Option<Vec<String>>,
+    user_agent: String,
+    connect_timeout: Duration,
+    request_timeout: Option<Duration>,
+    read_timeout: Duration,
+    retry: RetryPolicy,
+    http_client: Option<reqwest::Client>,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Credentials print redacted (their own Debug).
+        f.debug_struct("ClientBuilder")
+            .field("environment", &self.environment)
+            .field("credentials", &self.credentials)
+            .field("client_auth_style", &self.client_auth_style)
+            .field("scopes", &self.scopes)
+            .field("user_agent", &self.user_agent)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    /// See [`Client::builder`].
+    fn default() -> Self {
+        ClientBuilder {
+            environment: Environment::Mock,
+            credentials: None,
+            client_auth_style: None,
+            scopes: None,
+            user_agent: concat!("creditdata-client/", env!("CARGO_PKG_VERSION")).to_string(),
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Some(Duration::from_secs(30)),
+            read_timeout: Duration::from_secs(60),
+            retry: RetryPolicy::default(),
+            http_client: None,
+        }
+    }
+}
+
+impl Client {
+    /// A builder with the defaults: the mock environment, no credentials, 10 s connect timeout,
+    /// 30 s per JSON request attempt, 60 s idle-read timeout, [`RetryPolicy::default`].
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+}
+
+impl ClientBuilder {
+    /// Configuration from environment variables:
+    ///
+    /// | variable | meaning |
+    /// |---|---|
+    /// | `CREDITDATA_BASE_URL` | base URL (wins over `CREDITDATA_ENVIRONMENT`) |
+    /// | `CREDITDATA_ENVIRONMENT` | `production`, `test` or `mock` (default `mock`); see [`Environment`] |
+    /// | `CREDITDATA_TOKEN` | a static bearer token |
+    /// | `CREDITDATA_TOKEN_URL` | OAuth2 token endpoint, with the two below |
+    /// | `CREDITDATA_ISSUER` | or an OpenID Connect issuer, with the two below |
+    /// | `CREDITDATA_CLIENT_ID`, `CREDITDATA_CLIENT_SECRET` | client credentials |
+    /// | `CREDITDATA_CLIENT_AUTH` | `body` (default) or `basic`: how the client authenticates to the token endpoint |
+    /// | `CREDITDATA_SCOPES` | scopes to request, separated by spaces or commas |
+    ///
+    /// A static token wins over client credentials. A client id without a secret (or the
+    /// reverse) is an error, as is a token URL without both. Empty variables count as unset.
+    pub fn from_env() -> Result<ClientBuilder, Error> {
+        ClientBuilder::from_env_with(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env), reading the variables through `lookup` (a map in tests, a
+    /// configuration file, command-line options layered over the environment, ...).
+    pub fn from_env_with(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<ClientBuilder, Error> {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let environment = match (var("CREDITDATA_BASE_URL"), var("CREDITDATA_ENVIRONMENT")) {
+            (Some(url), _) => Environment::Custom(url.trim().to_string()),
+            (None, Some(name)) => Environment::parse(&name)?,
+            (None, None) => Environment::Mock,
+        };
+        let mut builder = ClientBuilder {
+            environment,
+            ..ClientBuilder::default()
+        };
+        let endpoint = match (var("CREDITDATA_TOKEN_URL"), var("CREDITDATA_ISSUER")) {
+            (Some(url), _) => Some(TokenEndpoint::Url(url.trim().to_string())),
+            (None, Some(issuer)) => Some(TokenEndpoint::Issuer(issuer.trim().to_string())),
+            (None, None) => None,
+        };
+        builder.credentials = match (
+            var("CREDITDATA_TOKEN"),
+            endpoint,
+            var("CREDITDATA_CLIENT_ID"),
+            var("CREDITDATA_CLIENT_SECRET"),
+        ) {
+            (Some(token), ..) => Some(Credentials::bearer(token)),
+            (None, Some(endpoint), Some(id), Some(secret)) => {
+                Some(Credentials::client_credentials(endpoint, id, secret))
+            }
+            (None, None, None, None) => None,
+            (None, None, Some(_), _) | (None, None, _, Some(_)) => {
+                return Err(Error::Config(
+                    "CREDITDATA_CLIENT_ID/CREDITDATA_CLIENT_SECRET are set but neither CREDITDATA_TOKEN_URL nor CREDITDATA_ISSUER says where to use them".into(),
+                ));
+            }
+            (None, Some(_), _, _) => {
+                return Err(Error::Config(
+                    "client credentials need both CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET".into(),
+                ));
+            }
+        };
+        if let Some(style) = var("CREDITDATA_CLIENT_AUTH") {
+            builder.client_auth_style = Some(match style.trim().to_ascii_lowercase().as_str() {
+                "body" | "post" | "client_secret_post" => ClientAuthStyle::RequestBody,
+                "basic" | "client_secret_basic" => ClientAuthStyle::BasicAuth,
+                _ => {
+                    return Err(Error::Config(format!(
+                        "CREDITDATA_CLIENT_AUTH={style:?}: use body or basic"
+                    )));
+                }
+            });
+        }
+        if let Some(scopes) = var("CREDITDATA_SCOPES") {
+            builder.scopes = Some(
+                scopes
+                    .split([' ', ','])
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            );
+        }
+        Ok(builder)
+    }
+
+    /// The environment (default [`Environment::Mock`]).
+    pub fn environment(mut self, environment: Environment) -> Self {
+        self.environment = environment;
+        self
+    }
+
+    /// Shorthand for `environment(Environment::Custom(url))`.
+    pub fn base_url(self, url: impl Into<String>) -> Self {
+        self.environment(Environment::Custom(url.into()))
+    }
+
+    /// How the client authenticates (default: it sends no `Authorization` header).
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// Shorthand for a static bearer token.
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.credentials(Credentials::bearer(token))
+    }
+
+    /// Shorthand for client credentials against a token endpoint URL.
+    pub fn client_credentials(
+        self,
+        token_url: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.credentials(Credentials::client_credentials(
+            TokenEndpoint::Url(token_url.into()),
+            client_id,
+            client_secret,
+        ))
+    }
+
+    /// Sends client credentials with HTTP Basic authentication instead of in the form body.
+    /// Applies to whatever client credentials the builder holds when it builds, whether set
+    /// before or after this call.
+    pub fn basic_client_auth(mut self) -> Self {
+        self.client_auth_style = Some(ClientAuthStyle::BasicAuth);
+        self
+    }
+
+    /// The scopes to request with client credentials (replacing those of the credentials).
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The `User-Agent` header (default `creditdata-client/VERSION`).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// How long to wait for a connection (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The total time of one attempt of a JSON call, body included (default 30 s; `None`: no
+    /// limit). Downloads are not bounded by it, only by the [idle-read
+    /// timeout](Self::read_timeout). It also bounds each token and discovery request (30 s when
+    /// `None`).
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long a response may stay silent (default 60 s): a stalled download fails with
+    /// [`Error::Timeout`], a slow but moving one does not. This is not a total timeout.
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// The retry policy (default [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Shorthand for `retry_policy(RetryPolicy::disabled())`.
+    pub fn no_retries(self) -> Self {
+        self.retry_policy(RetryPolicy::disabled())
+    }
+
+    /// Uses this `reqwest::Client` instead of building one (its own timeouts, proxy and TLS
+    /// settings then apply; `connect_timeout`, `read_timeout` and `user_agent` are ignored).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http_client = Some(client);
+        self
+    }
+
+    /// Builds the client. Fails with [`Error::Config`] on an unusable base URL, a retry policy
+    /// of zero attempts, a static token a header cannot carry, or an HTTP client setting
+    /// `reqwest` refuses. Makes no request: tokens are fetched by the first call that needs one.
+    pub fn build(self) -> Result<Client, Error> {
+        let base_url = self.environment.base_url()?;
+        if self.retry.max_attempts == 0 {
+            return Err(Error::Config(
+                "retry policy: max_attempts must be at least 1".into(),
+            ));
+        }
+        let http = match self.http_client {
+            Some(client) => client,
+            // rustls (the only TLS backend compiled in), HTTP/1.1 and HTTP/2 by ALPN.
+            None => reqwest::Client::builder()
+                .user_agent(self.user_agent)
+                .connect_timeout(self.connect_timeout)
+                .read_timeout(self.read_timeout)
+                .build()
+                .map_err(|e| {
+                    Error::Config(format!(
+                        "cannot build the HTTP client: {}",
+                        crate::error::error_chain(&e)
+                    ))
+                })?,
+        };
+        let mut credentials = self.credentials;
+        if let Some(Credentials::ClientCredentials(cc)) = &mut credentials {
+            if let Some(style) = self.client_auth_style {
+                cc.auth_style = style;
+            }
+            if let Some(scopes) = self.scopes {
+                cc.scopes = scopes;
+            }
+        }
+        let token_timeout = self.request_timeout.unwrap_or(DEFAULT_TOKEN_TIMEOUT);
+        let auth = credentials
+            .map(|credentials| Authenticator::new(credentials, http.clone(), token_timeout))
+            .transpose()
+            .map_err(Error::Config)?;
+        let state = ClientState::new(auth, self.retry, self.request_timeout);
+        Ok(Client::new_with_client(&base_url, http, state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environments_parse_and_custom_urls_are_validated() {
+        assert_eq!(Environment::parse("Production").unwrap(), Environment::Production);
+        assert_eq!(Environment::parse("mock").unwrap(), Environment::Mock);
+        assert_eq!(
+            Environment::Custom("http://127.0.0.1:1/".into()).base_url().unwrap(),
+            "http://127.0.0.1:1"
+        );
+        let err = Environment::parse("staging").unwrap_err().to_string();
+        assert!(err.contains("unknown environment \"staging\""), "{err}");
+        let err = Environment::Custom("ftp://x".into()).base_url().unwrap_err().to_string();
+        assert!(err.contains("must use http or https"), "{err}");
+    }
+
+    #[test]
+    fn builder_debug_never_shows_secrets() {
+        let builder = Client::builder().client_credentials("http://127.0.0.1:1/token", "id", "s3cr3t-value");
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("s3cr3t-value"), "{shown}");
+        let client = builder.bearer_token("tok3n-value").build().unwrap();
+        let shown = format!("{client:?}");
+        assert!(!shown.contains("tok3n-value"), "{shown}");
+    }
+}

@@ -1,0 +1,499 @@
+//! One error type to match on.
+//!
+//! Every failure of a call, whatever stage it comes from, is an [`Error`]:
+//!
+//! | variant | when |
+//! |---|---|
+//! | [`Error::Api`] | the service answered with a 4xx/5xx status (problem details decoded when present) |
+//! | [`Error::Auth`] | no access token could be obtained (token endpoint refused, unreachable, ...) |
+//! | [`Error::Timeout`] | a connect, request or idle-read timeout passed |
+//! | [`Error::Transport`] | the connection failed or broke |
+//! | [`Error::Decode`] | a success body did not match its type |
+//! | [`Error::InvalidRequest`] | the call was not sent: a required parameter is missing or invalid |
+//! | [`Error::Io`], [`Error::Download`] | a download could not be written or was cut short |
+//! | [`Error::Config`] | the client could not be built from its configuration |
+//! | [`Error::WaitTimedOut`] | a wait for the customer reached its deadline |
+//!
+//! Generated `send()` calls return progenitor's error type; `?` converts it into [`Error`]
+//! (`From` impl), and [`OperationExt::call`](crate::operation::OperationExt::call) returns
+//! [`Error`] directly with the operation filled in everywhere. Messages are written for a person
+//! and never contain credentials or tokens.
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+
+use crate::auth::AuthError;
+use crate::types::ProblemDetails;
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Any failure of a call. See the [module documentation](self).
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The service answered with an error status.
+    #[error(transparent)]
+    Api(Box<ApiError>),
+    /// No access token could be obtained (the call was not sent).
+    #[error("{operation}: could not obtain an access token: {source}", operation = op_name(operation))]
+    Auth {
+        /// The operation that needed the token, when known.
+        operation: Option<&'static str>,
+        /// What the identity provider (or the way to it) said.
+        source: AuthError,
+    },
+    /// A timeout passed: connecting, waiting for a JSON answer (the per-request timeout), or
+    /// waiting for more of a body (the idle-read timeout).
+    #[error("{operation}: the service did not answer in time{}: {}", attempts_suffix(*attempts), error_chain(source.as_ref()), operation = op_name(operation))]
+    Timeout {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// How many attempts were made.
+        attempts: u32,
+        /// The underlying error.
+        source: Arc<reqwest::Error>,
+    },
+    /// The connection could not be made or broke.
+    #[error("{operation}: the connection to the service failed{}: {}", attempts_suffix(*attempts), error_chain(source.as_ref()), operation = op_name(operation))]
+    Transport {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// How many attempts were made.
+        attempts: u32,
+        /// The underlying error.
+        source: Arc<reqwest::Error>,
+    },
+    /// A success body did not match the type the API description gives it.
+    #[error(transparent)]
+    Decode(Box<DecodeError>),
+    /// The call was not sent: a parameter is missing or cannot be converted.
+    #[error("{operation}: invalid request: {message}", operation = op_name(operation))]
+    InvalidRequest {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A download could not be completed (cut short, or its length did not match).
+    #[error("{operation}: download failed: {message}", operation = op_name(operation))]
+    Download {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// What went wrong.
+        message: String,
+    },
+    /// A local file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: Arc<std::io::Error>,
+    },
+    /// The client could not be built.
+    #[error("invalid client configuration: {0}")]
+    Config(String),
+    /// [`Client::wait_for_customer`](crate::Client::wait_for_customer) reached its deadline
+    /// while the session was still waiting for the customer.
+    #[error("session {}: still {} when the wait ended after {} s", session.id, session.customer_progress_status, waited.as_secs())]
+    WaitTimedOut {
+        /// The session as last seen.
+        session: Box<crate::types::Session>,
+        /// How long the wait lasted.
+        waited: std::time::Duration,
+    },
+}
+
+fn op_name(operation: &Option<&'static str>) -> &'static str {
+    operation.unwrap_or("request")
+}
+
+fn attempts_suffix(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" after {attempts} attempts")
+    } else {
+        String::new()
+    }
+}
+
+/// `error: cause: cause`, as people read it (reqwest's own message alone says "error sending
+/// request" and hides the reason).
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut out = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+impl Error {
+    /// The HTTP status, for errors the service answered.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Api(e) => Some(e.status),
+            _ => None,
+        }
+    }
+
+    /// How long the service asked to wait before trying again (`Retry-After`), for errors the
+    /// service answered with one. The client retries by itself only within its
+    /// [`RetryPolicy`](crate::retry::RetryPolicy); see [`crate::retry`].
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::Api(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+
+    /// How many attempts were made, for transport failures and timeouts.
+    pub fn attempts(&self) -> Option<u32> {
+        match self {
+            Error::Timeout { attempts, .. } | Error::Transport { attempts, .. } => Some(*attempts),
+            _ => None,
+        }
+    }
+
+    /// The problem details the service sent, if it sent any.
+    pub fn problem(&self) -> Option<&ProblemDetails> {
+        match self {
+            Error::Api(e) => e.problem.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The operation (operationId of the API description) the error belongs to, when known.
+    pub fn operation(&self) -> Option<&'static str> {
+        match self {
+            Error::Api(e) => e.operation,
+            Error::Decode(e) => e.operation,
+            Error::Auth { operation, .. }
+            | Error::Timeout { operation, .. }
+            | Error::Transport { operation, .. }
+            | Error::InvalidRequest { operation, .. }
+            | Error::Download { operation, .. } => *operation,
+            Error::Io { .. } | Error::Config(_) | Error::WaitTimedOut { .. } => None,
+        }
+    }
+
+    /// Whether the same call could succeed if made again later (the client has already retried
+    /// what its retry policy allows).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Api(e) => matches!(e.status.as_u16(), 408 | 429 | 502 | 503 | 504),
+            Error::Timeout { .. } | Error::Transport { .. } => true,
+            Error::Auth { source, .. } => source.is_transient(),
+            _ => false,
+        }
+    }
+
+    /// Fills in the operation where the error does not know it yet.
+    pub(crate) fn with_operation(mut self, id: &'static str) -> Self {
+        match &mut self {
+            Error::Api(e) => {
+                e.operation.get_or_insert(id);
+            }
+            Error::Decode(e) => {
+                e.operation.get_or_insert(id);
+            }
+            Error::Auth { operation, .. }
+            | Error::Timeout { operation, .. }
+            | Error::Transport { operation, .. }
+            | Error::InvalidRequest { operation, .. }
+            | Error::Download { operation, .. } => {
+                operation.get_or_insert(id);
+            }
+            Error::Io { .. } | Error::Config(_) | Error::WaitTimedOut { .. } => {}
+        }
+        self
+    }
+
+    /// A transport-level failure, classified as timeout or transport.
+    pub(crate) fn from_reqwest(operation: Option<&'static str>, attempts: u32, error: reqwest::Error) -> Self {
+        let source = Arc::new(error);
+        if source.is_timeout() {
+            Error::Timeout {
+                operation,
+                attempts,
+                source,
+            }
+        } else {
+            Error::Transport {
+                operation,
+                attempts,
+                source,
+            }
+        }
+    }
+
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.display().to_string(),
+            source: Arc::new(source),
+        }
+    }
+}
+
+/// The service answered a call with an error status.
+#[derive(Clone)]
+pub struct ApiError {
+    /// The operation (operationId), when known.
+    pub operation: Option<&'static str>,
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The response headers (`Retry-After`, correlation ids, ...).
+    pub headers: HeaderMap,
+    /// The problem details, when the body was one (validation failures carry `errors`).
+    pub problem: Option<ProblemDetails>,
+    /// The body as received (capped at [`MAX_ERROR_BODY`] bytes); empty for body-less errors.
+    pub body: Bytes,
+}
+
+/// The most bytes of an error body the client keeps.
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
+
+impl ApiError {
+    /// Builds the error from a status, headers and body, decoding problem details when the body
+    /// is a JSON object that reads as one.
+    pub fn new(operation: Option<&'static str>, status: StatusCode, headers: HeaderMap, body: Bytes) -> Self {
+        let problem = if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+            serde_json::from_slice::<ProblemDetails>(&body).ok()
+        } else {
+            None
+        };
+        ApiError {
+            operation,
+            status,
+            headers,
+            problem,
+            body,
+        }
+    }
+
+    /// How long the service asked to wait before trying again (`Retry-After`, seconds or an
+    /// HTTP date, measured from now).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        crate::retry::retry_after(&self.headers, std::time::SystemTime::now())
+    }
+
+    /// The validation failures (field name → messages) of a 400, if the service listed any.
+    pub fn validation_errors(&self) -> Option<&std::collections::BTreeMap<String, Vec<String>>> {
+        self.problem.as_ref()?.errors.as_ref()
+    }
+
+    /// The body as text (lossy), for display.
+    pub fn body_text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.body)
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let operation = op_name(&self.operation);
+        if self.status.is_success() {
+            // A success status the API description does not list for this operation.
+            return write!(
+                f,
+                "{operation}: the service answered {}, which the API description does not list for this operation",
+                self.status
+            );
+        }
+        write!(f, "{operation}: the service answered {}", self.status)?;
+        match &self.problem {
+            Some(p) => {
+                let title = p.title.as_deref().filter(|t| !t.is_empty());
+                let detail = p.detail.as_deref().filter(|d| !d.is_empty());
+                match (title, detail) {
+                    (Some(t), Some(d)) => write!(f, ": {t}: {d}")?,
+                    (Some(t), None) => write!(f, ": {t}")?,
+                    (None, Some(d)) => write!(f, ": {d}")?,
+                    (None, None) => {}
+                }
+                if let Some(errors) = &p.errors {
+                    for (field, messages) in errors {
+                        write!(f, "; {field}: {}", messages.join(" "))?;
+                    }
+                }
+            }
+            None if !self.body.is_empty() => {
+                let text = self.body_text();
+                let text = text.trim();
+                let snippet: String = text.chars().take(200).collect();
+                let ellipsis = if text.chars().count() > 200 { "…" } else { "" };
+                write!(f, ": {snippet}{ellipsis}")?;
+            }
+            // The service documents 401, 403, 404 and 500 without a body: say what they mean.
+            None => match self.status.as_u16() {
+                401 => f.write_str(" (the access token was missing, expired or not accepted)")?,
+                403 => f.write_str(" (these credentials may not do this)")?,
+                404 => f.write_str(" (no such resource, or it is not visible to these credentials)")?,
+                429 => f.write_str(" (too many requests; slow down)")?,
+                s if s >= 500 => f.write_str(" (a failure on the service's side)")?,
+                _ => {}
+            },
+        }
+        if let Some(wait) = self.retry_after()
+            && !wait.is_zero()
+        {
+            write!(f, " (retry after {} s)", wait.as_secs())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Headers may carry cookies or tokens a proxy echoed back: only their names are shown.
+        f.debug_struct("ApiError")
+            .field("operation", &self.operation)
+            .field("status", &self.status)
+            .field("header_names", &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>())
+            .field("problem", &self.problem)
+            .field("body_len", &self.body.len())
+            .finish()
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// A success body that did not match its type.
+#[derive(Debug, Clone)]
+pub struct DecodeError {
+    /// The operation, when known.
+    pub operation: Option<&'static str>,
+    /// Where in the body decoding failed, as a path (`sessions[3].createdAtUtc`), when known.
+    pub path: Option<String>,
+    /// What the decoder said.
+    pub message: String,
+    /// A bounded excerpt of the body around the failure.
+    pub snippet: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: the response body does not match its type", op_name(&self.operation))?;
+        if let Some(path) = &self.path {
+            write!(f, " at `{path}`")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if !self.snippet.is_empty() {
+            write!(f, " (near: {})", self.snippet)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl DecodeError {
+    /// Describes why `body` failed to decode, with an excerpt around the failure.
+    pub(crate) fn from_serde(
+        operation: Option<&'static str>,
+        path: Option<String>,
+        error: &serde_json::Error,
+        body: &[u8],
+    ) -> Self {
+        DecodeError {
+            operation,
+            path,
+            message: error.to_string(),
+            snippet: snippet_around(body, error.line(), error.column()),
+        }
+    }
+}
+
+/// At most 120 characters of `body` around one-based `line`/`column`.
+fn snippet_around(body: &[u8], line: usize, column: usize) -> String {
+    const RADIUS: usize = 60;
+    let text = String::from_utf8_lossy(body);
+    let Some(line_text) = text.lines().nth(line.saturating_sub(1)) else {
+        return String::new();
+    };
+    let chars: Vec<char> = line_text.chars().collect();
+    let at = column.saturating_sub(1).min(chars.len());
+    let start = at.saturating_sub(RADIUS);
+    let end = (at + RADIUS).min(chars.len());
+    let mut s: String = chars[start..end].iter().collect();
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if end < chars.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// A failure the runtime hooks decided on, carried through progenitor's generated code in the
+/// extensions of a synthesized response (the hooks can only return responses or reqwest errors).
+#[derive(Clone)]
+pub(crate) struct CarriedError(pub(crate) Arc<Error>);
+
+/// What the runtime knows about a response it passes on: the operation and, for JSON operations
+/// (whose bodies it reads), the body. Lets a response the generated code does not expect (a
+/// success status the description does not list) still become a complete [`ApiError`].
+#[derive(Clone)]
+pub(crate) struct ResponseContext {
+    pub(crate) operation: &'static str,
+    pub(crate) body: Option<Bytes>,
+}
+
+impl<E> From<progenitor_client::Error<E>> for Error
+where
+    E: serde::Serialize,
+{
+    fn from(error: progenitor_client::Error<E>) -> Self {
+        use progenitor_client::Error as P;
+        match error {
+            P::UnexpectedResponse(response) => {
+                if let Some(CarriedError(carried)) = response.extensions().get::<CarriedError>() {
+                    return Arc::unwrap_or_clone(carried.clone());
+                }
+                let context = response.extensions().get::<ResponseContext>();
+                Error::Api(Box::new(ApiError::new(
+                    context.map(|c| c.operation),
+                    response.status(),
+                    response.headers().clone(),
+                    context.and_then(|c| c.body.clone()).unwrap_or_default(),
+                )))
+            }
+            P::ErrorResponse(value) => {
+                let status = value.status();
+                let headers = value.headers().clone();
+                let body = serde_json::to_vec(&value.into_inner())
+                    .map(Bytes::from)
+                    .unwrap_or_default();
+                Error::Api(Box::new(ApiError::new(None, status, headers, body)))
+            }
+            P::CommunicationError(e) if e.is_builder() => Error::InvalidRequest {
+                operation: None,
+                message: error_chain(&e),
+            },
+            P::CommunicationError(e) | P::ResponseBodyError(e) | P::InvalidUpgrade(e) => {
+                Error::from_reqwest(None, 1, e)
+            }
+            P::InvalidResponsePayload(body, e) => {
+                Error::Decode(Box::new(DecodeError::from_serde(None, None, &e, &body)))
+            }
+            P::InvalidRequest(message) | P::Custom(message) => Error::InvalidRequest {
+                operation: None,
+                message,
+            },
+        }
+    }
+}
+
+impl From<Box<ApiError>> for Error {
+    fn from(e: Box<ApiError>) -> Self {
+        Error::Api(e)
+    }
+}

@@ -1,0 +1,107 @@
+//! Every generated operation as a value: its metadata and a typed `send`.
+//!
+//! `generated.rs` implements [`Operation`] for each operation's builder, so code that is generic
+//! over operations (the runtime's retry policy, the CLI, tests) knows the operation's id, method,
+//! path and output type without string matching.
+
+use std::future::Future;
+
+use progenitor_client::{Error as ProgenitorError, ResponseValue};
+
+/// How an operation's success body is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    /// A JSON document decoded into the operation's output type.
+    Json,
+    /// A byte stream (PDF, Excel, images, attachments, TSV), never buffered whole.
+    Stream,
+    /// No body.
+    Empty,
+}
+
+/// One operation as the API description declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperationMeta {
+    /// The operationId of the (effective) API description, e.g. `GetSession`.
+    pub id: &'static str,
+    /// The name of the generated `Client` method, e.g. `get_session`.
+    pub rust_name: &'static str,
+    /// HTTP method, upper case.
+    pub method: &'static str,
+    /// Path template, e.g. `/v1/sessions/{sessionId}`.
+    pub path: &'static str,
+    /// The description's one-line summary.
+    pub summary: &'static str,
+    /// Whether repeating the request is harmless (GET, HEAD, PUT, DELETE, OPTIONS).
+    pub idempotent: bool,
+    /// Whether the description marks the operation deprecated.
+    pub deprecated: bool,
+    /// How the success body is delivered.
+    pub response: ResponseKind,
+}
+
+/// A ready-to-send operation: the builder returned by a generated `Client` method.
+pub trait Operation: Sized {
+    /// The success body: a generated type, `ByteStream` or `()`.
+    type Output;
+    /// The error body the description declares.
+    type ErrorBody;
+    /// The operation's metadata.
+    const META: &'static OperationMeta;
+    /// Sends the request (the generated builder's own `send`).
+    fn send(
+        self,
+    ) -> impl Future<Output = Result<ResponseValue<Self::Output>, ProgenitorError<Self::ErrorBody>>> + Send;
+
+    /// For a JSON body that failed to decode: the path (`sessions[2].createdAtUtc`) where it
+    /// failed. Generated for JSON operations; `None` otherwise.
+    fn locate_decode_error(body: &[u8]) -> Option<String> {
+        let _ = body;
+        None
+    }
+}
+
+/// Decodes `body` as `T` again, tracking the path, to say where it failed.
+pub fn locate_decode_error<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<String> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(_) => None,
+        Err(error) => Some(error.path().to_string()),
+    }
+}
+
+/// `call()`: send an operation and get its output or an [`Error`](crate::Error) that names the
+/// operation, whatever went wrong. Implemented for every generated builder.
+pub trait OperationExt: Operation {
+    /// Sends the request and returns the decoded success body.
+    ///
+    /// ```no_run
+    /// # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
+    /// use creditdata_client::operation::OperationExt;
+    /// let session = client.get_session().session_id(id).call().await?;
+    /// println!("{}", session.customer_progress_status);
+    /// # Ok(()) }
+    /// ```
+    fn call(self) -> impl Future<Output = crate::Result<Self::Output>> + Send
+    where
+        Self: Send,
+        Self::ErrorBody: serde::Serialize,
+    {
+        async move {
+            match self.send().await {
+                Ok(value) => Ok(value.into_inner()),
+                Err(ProgenitorError::InvalidResponsePayload(body, error)) => {
+                    Err(crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
+                        Some(Self::META.id),
+                        Self::locate_decode_error(&body),
+                        &error,
+                        &body,
+                    ))))
+                }
+                Err(error) => Err(crate::Error::from(error).with_operation(Self::META.id)),
+            }
+        }
+    }
+}
+
+impl<T: Operation> OperationExt for T {}

@@ -1,0 +1,135 @@
+//! Waiting for the Data Subject: poll a session until it leaves `WAITING_FOR_CUSTOMER`.
+//!
+//! The service has no webhooks or callbacks (none are published), so the only way to learn
+//! that the customer has acted is to read the session again. [`Client::wait_for_customer`]
+//! does that with exponential backoff, up to a deadline:
+//!
+//! ```no_run
+//! # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
+//! use std::time::Duration;
+//! use creditdata_client::types::CustomerProgressStatus;
+//! use creditdata_client::wait::WaitOptions;
+//!
+//! let session = client
+//!     .wait_for_customer(id, WaitOptions::default().timeout(Duration::from_secs(600)))
+//!     .await?;
+//! if session.customer_progress_status == CustomerProgressStatus::CompletedByCustomer {
+//!     // read the datasets
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The wait ends with the session as soon as its status is anything other than
+//! `WAITING_FOR_CUSTOMER`: `COMPLETED_BY_CUSTOMER`, but also `EXPIRED`, `DELIVERY_FAILED` or a
+//! status this client does not know yet (`Unrecognized`). Check the status of what it returns.
+//! When the deadline passes first, the result is [`Error::WaitTimedOut`] with the last session
+//! seen. Transient failures of a poll (timeouts, broken connections, 408/429/5xx after the
+//! client's own retries) do not end the wait; other errors (404, 401, ...) end it at once.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::operation::OperationExt;
+use crate::types::{CustomerProgressStatus, Session};
+use crate::{Client, Error, Result};
+
+/// How long and how often [`Client::wait_for_customer`] polls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitOptions {
+    /// How long to wait in total before giving up (default 15 minutes). The last poll happens
+    /// at the deadline at the latest.
+    pub timeout: Duration,
+    /// The pause after the first poll (default 2 s); each later pause doubles, up to
+    /// `max_interval`.
+    pub initial_interval: Duration,
+    /// The longest pause between two polls (default 60 s).
+    pub max_interval: Duration,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions {
+            timeout: Duration::from_secs(15 * 60),
+            initial_interval: Duration::from_secs(2),
+            max_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+impl WaitOptions {
+    /// Sets [`timeout`](Self::timeout).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets [`initial_interval`](Self::initial_interval).
+    pub fn initial_interval(mut self, interval: Duration) -> Self {
+        self.initial_interval = interval;
+        self
+    }
+
+    /// Sets [`max_interval`](Self::max_interval).
+    pub fn max_interval(mut self, interval: Duration) -> Self {
+        self.max_interval = interval;
+        self
+    }
+}
+
+/// Waiting for the customer.
+impl Client {
+    /// Reads session `session_id` (`GET /v1/sessions/{sessionId}`) until its
+    /// `customerProgressStatus` is no longer `WAITING_FOR_CUSTOMER`, and returns it. See the
+    /// [module documentation](self) for what ends the wait.
+    pub async fn wait_for_customer(
+        &self,
+        session_id: Uuid,
+        options: WaitOptions,
+    ) -> Result<Session> {
+        let started = Instant::now();
+        let deadline = started + options.timeout;
+        // Zero intervals would spin: at least a millisecond between polls.
+        let max_interval = options.max_interval.max(Duration::from_millis(1));
+        let mut interval = options
+            .initial_interval
+            .clamp(Duration::from_millis(1), max_interval);
+        loop {
+            // This poll's outcome; the failures that end the wait at once return here.
+            let outcome: Result<Session> = match self
+                .get_session()
+                .session_id(session_id)
+                .call()
+                .await
+            {
+                Ok(session)
+                    if session.customer_progress_status
+                        != CustomerProgressStatus::WaitingForCustomer =>
+                {
+                    return Ok(session);
+                }
+                Ok(session) => {
+                    tracing::debug!(%session_id, "session still waiting for the customer");
+                    Ok(session)
+                }
+                Err(error) if error.is_transient() => {
+                    tracing::warn!(%session_id, %error, "polling the session failed; polling again");
+                    Err(error)
+                }
+                Err(error) => return Err(error),
+            };
+            let now = Instant::now();
+            if now >= deadline {
+                // When the last poll failed, its error says more than an older session would.
+                let session = outcome?;
+                return Err(Error::WaitTimedOut {
+                    session: Box::new(session),
+                    waited: now - started,
+                });
+            }
+            tokio::time::sleep(interval.min(deadline - now)).await;
+            interval = interval.saturating_mul(2).min(max_interval);
+        }
+    }
+}

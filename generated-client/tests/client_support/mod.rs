@@ -1,0 +1,152 @@
+//! Shared pieces of the runtime tests (auth, retries, errors, config, redaction): loopback
+//! servers, realistic bodies, request counting and tracing capture.
+
+#![allow(dead_code)]
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use creditdata_client::retry::RetryPolicy;
+use creditdata_client::{Client, ClientBuilder};
+use serde_json::{Value, json};
+use uuid::Uuid;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The token endpoint path of a Keycloak-style issuer.
+pub const TOKEN_PATH: &str = "/realms/consumer/protocol/openid-connect/token";
+
+/// A session id used throughout.
+pub fn session_id() -> Uuid {
+    Uuid::parse_str("6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e").unwrap()
+}
+
+/// A Session as the service returns it.
+pub fn session_json(id: Uuid) -> Value {
+    json!({
+        "id": id,
+        "createdAtUtc": "2026-03-04T09:15:27.123+00:00",
+        "createdByName": "Integration User",
+        "organizationalUnitName": null,
+        "subjectEmail": "jane.doe@example.com",
+        "subjectFullName": "",
+        "customerInputDeadlineUtc": "2026-03-11T09:15:27.123+00:00",
+        "customerProgressStatus": "WAITING_FOR_CUSTOMER",
+        "queryParameters": [
+            { "countryCode": "GBR", "dataPackages": ["CREDIT_HISTORY", "SCORE", "BANK_ACCOUNT_CATEGORIZATION", "IDENTIFICATION"] }
+        ],
+        "customerInputDeadlineExtendableUntilUtc": null,
+        "dataPackageUpgradableUntilUtc": null
+    })
+}
+
+/// A create-session body.
+pub fn create_request() -> creditdata_client::types::CreateSessionRequest {
+    serde_json::from_value(json!({
+        "subjectEmail": "jane.doe@example.com",
+        "queryParameters": [{ "countryCode": "GBR", "dataPackages": ["SCORE"] }]
+    }))
+    .unwrap()
+}
+
+/// A successful token response.
+pub fn token_response(token: &str, expires_in: u64) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "access_token": token,
+        "expires_in": expires_in,
+        "token_type": "Bearer",
+        "scope": "openid"
+    }))
+}
+
+/// An OAuth2 error response.
+pub fn token_error(status: u16, code: &str, description: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status)
+        .set_body_json(json!({ "error": code, "error_description": description }))
+}
+
+/// The path of the session resource.
+pub fn session_path(id: Uuid) -> String {
+    format!("/v1/sessions/{id}")
+}
+
+/// Answers `GET /v1/sessions/{id}` with the session, whatever the token.
+pub async fn mount_session(server: &MockServer, id: Uuid) {
+    Mock::given(method("GET"))
+        .and(path(session_path(id)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(session_json(id)))
+        .mount(server)
+        .await;
+}
+
+/// A retry policy that keeps tests fast: tiny backoffs, a few attempts.
+pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        initial_backoff: Duration::from_millis(2),
+        max_backoff: Duration::from_secs(5),
+        max_elapsed: Duration::from_secs(30),
+    }
+}
+
+/// A builder for `server` with fast retries and no credentials.
+pub fn builder(server: &MockServer) -> ClientBuilder {
+    Client::builder()
+        .base_url(server.uri())
+        .retry_policy(fast_retries(3))
+}
+
+/// A builder for `server` whose tokens come from `server`'s token endpoint.
+pub fn oauth_builder(server: &MockServer) -> ClientBuilder {
+    builder(server).client_credentials(
+        format!("{}{TOKEN_PATH}", server.uri()),
+        "creditdata-client-test",
+        "client-secret-value",
+    )
+}
+
+/// How many requests `server` received with this method and path.
+pub async fn count(server: &MockServer, http_method: &str, request_path: &str) -> usize {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| r.method.as_str() == http_method && r.url.path() == request_path)
+        .count()
+}
+
+/// A writer that keeps everything written to it, for capturing `tracing` output.
+#[derive(Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A subscriber writing every event of this crate (and spans' fields) at `DEBUG` and above
+/// into `captured`.
+pub fn capturing_subscriber(captured: &Captured, filter: &str) -> impl tracing::Subscriber + Send + Sync {
+    let writer = captured.clone();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_ansi(false)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .with_writer(move || writer.clone())
+        .finish()
+}

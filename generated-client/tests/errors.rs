@@ -1,0 +1,313 @@
+//! One error type: API errors with problem details or the raw body (body-less ones too),
+//! decode errors with a path and a snippet, unknown enum values kept, messages for people.
+
+mod client_support;
+
+use client_support::*;
+use creditdata_client::Error;
+use creditdata_client::error::MAX_ERROR_BODY;
+use creditdata_client::operation::OperationExt;
+use creditdata_client::types::{CustomerProgressStatus, DataPackage};
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+#[tokio::test]
+async fn a_body_less_404_is_an_api_error_naming_the_operation() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+
+    // Through the generated `send()` and `?`, and through `call()`: the same error.
+    let sent = client
+        .get_session()
+        .session_id(session_id())
+        .send()
+        .await
+        .map_err(Error::from)
+        .unwrap_err();
+    let called = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    for error in [sent, called] {
+        let Error::Api(api) = &error else {
+            panic!("expected an API error, got {error:?}")
+        };
+        assert_eq!(api.status.as_u16(), 404);
+        assert_eq!(api.operation, Some("GetSession"));
+        assert!(api.body.is_empty());
+        assert!(api.problem.is_none());
+        assert_eq!(
+            error.to_string(),
+            "GetSession: the service answered 404 Not Found (no such resource, or it is not \
+             visible to these credentials)"
+        );
+    }
+}
+
+#[tokio::test]
+async fn body_less_401_403_and_500_keep_their_status() {
+    for status in [401u16, 403, 500] {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(status))
+            .mount(&server)
+            .await;
+        let client = builder(&server).build().unwrap();
+        let error = client.get_consumer_packages().call().await.unwrap_err();
+        assert_eq!(error.status().map(|s| s.as_u16()), Some(status));
+        assert_eq!(error.operation(), Some("GetConsumerPackages"));
+    }
+}
+
+#[tokio::test]
+async fn validation_problem_details_are_decoded_with_their_errors_map() {
+    let server = MockServer::start().await;
+    let problem = json!({
+        "type": "https://tools.ietf.org/html/rfc9110#section-15.5.1",
+        "title": "One or more validation errors occurred.",
+        "status": 400,
+        "traceId": "00-84c1fd4063c38d9f3900d06e56542d48-85d1d4-00",
+        "errors": {
+            "SubjectEmail": ["The SubjectEmail field is not a valid e-mail address."],
+            "QueryParameters[0].CountryCode": ["Unknown country code 'XXX'."]
+        }
+    });
+    Mock::given(method("POST"))
+        .and(path("/v1/sessions"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_raw(problem.to_string(), "application/problem+json; charset=utf-8"),
+        )
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let error = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap_err();
+    let Error::Api(api) = &error else {
+        panic!("expected an API error, got {error:?}")
+    };
+    let details = api.problem.as_ref().expect("problem details");
+    assert_eq!(details.status, Some(400));
+    assert_eq!(details.title.as_deref(), Some("One or more validation errors occurred."));
+    assert_eq!(details.extra.get("traceId"), Some(&json!("00-84c1fd4063c38d9f3900d06e56542d48-85d1d4-00")));
+    let errors = api.validation_errors().expect("errors map");
+    assert_eq!(
+        errors["SubjectEmail"],
+        ["The SubjectEmail field is not a valid e-mail address."]
+    );
+    assert_eq!(error.problem(), Some(details));
+    assert_eq!(
+        error.to_string(),
+        "CreateSession: the service answered 400 Bad Request: One or more validation errors \
+         occurred.; QueryParameters[0].CountryCode: Unknown country code 'XXX'.; SubjectEmail: \
+         The SubjectEmail field is not a valid e-mail address."
+    );
+}
+
+#[tokio::test]
+async fn plain_problem_details_are_decoded_on_any_status() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(409).set_body_json(json!({
+            "title": "Conflict",
+            "status": 409,
+            "detail": "The session has expired."
+        })))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let error = client.get_scores().session_id(session_id()).call().await.unwrap_err();
+    let problem = error.problem().expect("problem details");
+    assert_eq!(problem.detail.as_deref(), Some("The session has expired."));
+    assert!(problem.errors.is_none());
+    assert_eq!(
+        error.to_string(),
+        "GetScores: the service answered 409 Conflict: Conflict: The session has expired."
+    );
+}
+
+#[tokio::test]
+async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
+    let server = MockServer::start().await;
+    let page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(502).set_body_raw(page, "text/html"))
+        .mount(&server)
+        .await;
+    let client = builder(&server).no_retries().build().unwrap();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    let Error::Api(api) = &error else {
+        panic!("expected an API error, got {error:?}")
+    };
+    assert_eq!(api.status.as_u16(), 502);
+    assert!(api.problem.is_none());
+    assert_eq!(api.body_text(), page);
+    assert_eq!(api.headers["content-type"], "text/html");
+    assert!(error.is_transient());
+    let message = error.to_string();
+    assert!(
+        message.starts_with("GetSession: the service answered 502 Bad Gateway: <html><head><title>502 Bad Gateway"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_huge_error_body_is_kept_up_to_a_bound() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("x".repeat(MAX_ERROR_BODY * 3)))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let error = client.get_metrics().session_id(session_id()).call().await.unwrap_err();
+    let Error::Api(api) = &error else {
+        panic!("expected an API error, got {error:?}")
+    };
+    assert_eq!(api.body.len(), MAX_ERROR_BODY);
+    assert!(error.to_string().len() < 400, "the message stays readable");
+}
+
+#[tokio::test]
+async fn a_decode_error_names_the_operation_the_path_and_a_snippet() {
+    let server = MockServer::start().await;
+    let mut session = session_json(session_id());
+    session["queryParameters"][0]["countryCode"] = json!(826);
+    let body = serde_json::to_string_pretty(&session).unwrap();
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    let Error::Decode(decode) = &error else {
+        panic!("expected a decode error, got {error:?}")
+    };
+    assert_eq!(decode.operation, Some("GetSession"));
+    assert_eq!(decode.path.as_deref(), Some("queryParameters[0].countryCode"));
+    assert!(decode.snippet.contains("826"), "{decode:?}");
+    assert!(decode.snippet.chars().count() <= 122, "bounded: {decode:?}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(
+            "GetSession: the response body does not match its type at `queryParameters[0].countryCode`: invalid type: integer `826`, expected a string"
+        ),
+        "{message}"
+    );
+
+    // `send()` and `?` cannot know the path; the failure is still a decode error.
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .send()
+        .await
+        .map_err(Error::from)
+        .unwrap_err();
+    assert!(matches!(error, Error::Decode(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_decode_error_on_a_single_line_body_shows_only_the_neighbourhood() {
+    let server = MockServer::start().await;
+    let mut session = session_json(session_id());
+    session["createdAtUtc"] = json!("yesterday");
+    session["subjectFullName"] = json!("y".repeat(5000));
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(session))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let Err(Error::Decode(decode)) = client.get_session().session_id(session_id()).call().await
+    else {
+        panic!("expected a decode error")
+    };
+    assert_eq!(decode.path.as_deref(), Some("createdAtUtc"));
+    assert!(decode.snippet.contains("yesterday"), "{decode:?}");
+    assert!(decode.snippet.chars().count() <= 122, "bounded: {decode:?}");
+}
+
+#[tokio::test]
+async fn unknown_enum_values_are_kept() {
+    let server = MockServer::start().await;
+    let mut session = session_json(session_id());
+    session["customerProgressStatus"] = json!("PAUSED_BY_OPERATOR");
+    session["queryParameters"][0]["dataPackages"] = json!(["SCORE", "OPEN_BANKING_PLUS"]);
+    session["someFieldAddedLater"] = json!({"kept": "or ignored, never fatal"});
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(session))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let session = client.get_session().session_id(session_id()).call().await.unwrap();
+    assert_eq!(
+        session.customer_progress_status,
+        CustomerProgressStatus::Unrecognized("PAUSED_BY_OPERATOR".into())
+    );
+    assert_eq!(
+        session.query_parameters.unwrap()[0].data_packages.as_deref(),
+        Some(&[DataPackage::Score, DataPackage::Unrecognized("OPEN_BANKING_PLUS".into())][..])
+    );
+}
+
+#[tokio::test]
+async fn a_success_status_the_description_does_not_list_is_reported_with_its_body() {
+    let server = MockServer::start().await;
+    // The description says 201 Created.
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(202).set_body_string("queued"))
+        .mount(&server)
+        .await;
+    let client = builder(&server).build().unwrap();
+    let error = client
+        .create_session()
+        .body(create_request())
+        .send()
+        .await
+        .map_err(Error::from)
+        .unwrap_err();
+    let Error::Api(api) = &error else {
+        panic!("expected an API error, got {error:?}")
+    };
+    assert_eq!(api.status.as_u16(), 202);
+    assert_eq!(api.operation, Some("CreateSession"));
+    assert_eq!(api.body_text(), "queued");
+    assert_eq!(
+        error.to_string(),
+        "CreateSession: the service answered 202 Accepted, which the API description does not \
+         list for this operation"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_parameter_is_an_invalid_request_and_nothing_is_sent() {
+    let server = MockServer::start().await;
+    let client = builder(&server).build().unwrap();
+    let error = client.get_session().call().await.unwrap_err();
+    assert!(matches!(error, Error::InvalidRequest { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "GetSession: invalid request: session_id was not initialized"
+    );
+    assert!(server.received_requests().await.unwrap().is_empty());
+}

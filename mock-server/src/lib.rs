@@ -1,0 +1,400 @@
+//! `creditdata-mock`: a stateful local stand-in for the consumer credit-data service and its
+//! OpenID Connect identity provider.
+//!
+//! Start one in process with [`MockServer::start`]; it listens on loopback and hands back its
+//! base URL, issuer and client credentials:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), creditdata_mock::StartError> {
+//! let mock = creditdata_mock::MockServer::start(Default::default()).await?;
+//! println!("{} {}", mock.base_url(), mock.token_url());
+//! mock.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Every operation of the effective API description is served under `/v1` behind a bearer-token
+//! check; `/_mock/...` endpoints drive the customer and the providers (see the crate README).
+
+mod api;
+pub mod auth;
+mod catalog;
+pub mod config;
+mod control;
+mod data;
+mod files;
+mod problem;
+mod render;
+mod report;
+mod state;
+mod store;
+mod views;
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use auth::TokenOptions;
+pub use config::{DEFAULT_TAKE, MAX_TAKE, MockConfig};
+pub use problem::Problem;
+pub use store::StateError;
+
+use auth::{IdentityProvider, KeyError, REALM, SigningKey};
+use state::AppState;
+use store::{StateFile, Store};
+
+/// The published description, served at `/openapi/v1.json`.
+pub const OPENAPI_JSON: &[u8] = include_bytes!("../../spec/openapi.json");
+/// The published description, served at `/openapi/v1.yaml`.
+pub const OPENAPI_YAML: &[u8] = include_bytes!("../../spec/openapi.yaml");
+
+/// Largest request body accepted (1 MiB).
+const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Why a mock server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The listen address could not be bound.
+    #[error("could not listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The state file could not be read or written.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The signing key is unusable.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// Writing the initial state file failed.
+    #[error("could not write the state file: {0}")]
+    Persist(String),
+}
+
+/// A running mock server.
+pub struct MockServer {
+    address: SocketAddr,
+    base_url: String,
+    state: Arc<AppState>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl fmt::Debug for MockServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MockServer")
+            .field("base_url", &self.base_url)
+            .field("issuer", &self.issuer())
+            .field("client_id", &self.client_id())
+            .field("client_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+impl MockServer {
+    /// Binds `config.listen`, loads the state file (if any) and starts serving in the
+    /// background of the current tokio runtime.
+    pub async fn start(config: MockConfig) -> Result<MockServer, StartError> {
+        let saved = match &config.state_file {
+            Some(path) => StateFile::load(path)?,
+            None => None,
+        };
+        let (key, keep_key_in_state) = match (&config.signing_key_pem, &saved) {
+            (Some(pem), _) => (SigningKey::from_pkcs8_pem(pem)?, false),
+            (
+                None,
+                Some(StateFile {
+                    signing_key_pem: Some(pem),
+                    ..
+                }),
+            ) => (SigningKey::from_pkcs8_pem(pem)?, true),
+            _ => (SigningKey::generate()?, true),
+        };
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| StartError::Bind {
+                    address: config.listen,
+                    source,
+                })?;
+        let address = listener.local_addr().map_err(|source| StartError::Bind {
+            address: config.listen,
+            source,
+        })?;
+        let base_url = format!("http://{}", reachable(address));
+        let issuer = format!("{base_url}/realms/{REALM}");
+        let idp = Arc::new(IdentityProvider::new(
+            issuer,
+            config.audience.clone(),
+            config.token_lifetime,
+            config.client_id.clone(),
+            config.client_secret.clone(),
+            key,
+        ));
+        let mut store = Store::default();
+        if let Some(saved) = saved {
+            for record in saved.sessions {
+                store.sessions.insert(record.id, record);
+            }
+        }
+        let state = Arc::new(AppState::new(
+            config,
+            Arc::clone(&idp),
+            store,
+            keep_key_in_state,
+        ));
+        state.persist().await.map_err(|problem| {
+            StartError::Persist(problem.body().detail.clone().unwrap_or_default())
+        })?;
+        let app = router(Arc::clone(&state));
+        let (shutdown, signal) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = signal.await;
+                })
+                .await;
+            if let Err(error) = served {
+                tracing::error!(%error, "the mock server stopped");
+            }
+        });
+        Ok(MockServer {
+            address,
+            base_url,
+            state,
+            shutdown: Some(shutdown),
+            task: Some(task),
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// `http://host:port`: prefix of every API path (`/v1/...`).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The OpenID Connect issuer, `{base}/realms/consumer`.
+    pub fn issuer(&self) -> &str {
+        self.state.idp.issuer()
+    }
+
+    /// The token endpoint.
+    pub fn token_url(&self) -> String {
+        self.state.idp.token_endpoint()
+    }
+
+    /// The accepted client id.
+    pub fn client_id(&self) -> &str {
+        &self.state.config.client_id
+    }
+
+    /// The accepted client secret.
+    pub fn client_secret(&self) -> &str {
+        &self.state.config.client_secret
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &MockConfig {
+        &self.state.config
+    }
+
+    /// Signs a token directly (what the token endpoint would issue, or, through `options`, an
+    /// expired one or one for another audience, to test refusals).
+    pub fn mint_token(&self, options: &TokenOptions) -> Result<String, Problem> {
+        self.state.idp.mint(options)
+    }
+
+    /// Stops accepting connections, lets running requests finish and writes the state file.
+    pub async fn shutdown(mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        if let Err(problem) = self.state.persist().await {
+            tracing::error!(detail = ?problem.body().detail, "could not save the state");
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
+
+/// A URL host for `address`: the loopback address when bound to all interfaces.
+fn reachable(address: SocketAddr) -> SocketAddr {
+    match address.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), address.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), address.port())
+        }
+        _ => address,
+    }
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    let api = api::routes().route_layer(middleware::from_fn_with_state(
+        Arc::clone(&state.idp),
+        auth::require_bearer,
+    ));
+    let realm = format!("/realms/{REALM}");
+    let identity = Router::new()
+        .route(
+            &format!("{realm}/.well-known/openid-configuration"),
+            get(auth::discovery),
+        )
+        .route(
+            &format!("{realm}/protocol/openid-connect/certs"),
+            get(auth::jwks),
+        )
+        .route(
+            &format!("{realm}/protocol/openid-connect/token"),
+            post(auth::token),
+        )
+        .route(
+            &format!("{realm}/protocol/openid-connect/auth"),
+            get(auth::authorize),
+        )
+        .with_state(Arc::clone(&state.idp));
+    let documents = Router::new()
+        .route("/openapi/v1.json", get(openapi_json))
+        .route("/openapi/v1.yaml", get(openapi_yaml));
+    Router::new()
+        .merge(api)
+        .merge(control::routes())
+        .with_state(state)
+        .merge(identity)
+        .merge(documents)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(problem_bodies))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
+        .layer(middleware::from_fn(log_requests))
+}
+
+async fn openapi_json() -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        OPENAPI_JSON,
+    )
+        .into_response()
+}
+
+async fn openapi_yaml() -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/yaml"),
+        )],
+        OPENAPI_YAML,
+    )
+        .into_response()
+}
+
+async fn not_found(request: Request) -> Problem {
+    Problem::not_found(format!(
+        "No resource at {}; the API lives under /v1 (see /openapi/v1.json).",
+        request.uri().path()
+    ))
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    Problem::internal("The mock failed while handling this request; this is a bug in the mock.")
+        .into_response()
+}
+
+/// Turns any error response without a JSON body (axum's own rejections, 405s) into problem
+/// details, keeping its status and headers.
+async fn problem_bodies(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_owned())
+        .unwrap_or_default();
+    let problem = match status {
+        StatusCode::METHOD_NOT_ALLOWED => Problem::method_not_allowed(
+            "This method is not allowed on this resource; the Allow header lists those that are.",
+            None,
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => Problem::payload_too_large(format!(
+            "The request body is larger than {BODY_LIMIT} bytes."
+        )),
+        StatusCode::NOT_FOUND => Problem::not_found(if text.is_empty() {
+            "Not found.".into()
+        } else {
+            text
+        }),
+        status if status.is_server_error() => Problem::internal(text),
+        _ => Problem::bad_request(if text.is_empty() {
+            status.to_string()
+        } else {
+            text
+        }),
+    };
+    let rebuilt = problem.into_response();
+    let (new_parts, new_body) = rebuilt.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    for (name, value) in new_parts.headers.iter() {
+        parts.headers.insert(name.clone(), value.clone());
+    }
+    let mut response = Response::from_parts(parts, Body::new(new_body));
+    *response.status_mut() = status;
+    response
+}
+
+async fn log_requests(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    tracing::debug!(
+        %method,
+        %path,
+        status = response.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
+}

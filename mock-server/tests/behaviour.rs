@@ -1,0 +1,554 @@
+//! Validation, the session search, the session's rules over time, provider statuses, the served
+//! descriptions and persistence across a restart.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Harness, everything, quick_config};
+use creditdata_mock::{MockConfig, MockServer};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+async fn create_raw(harness: &Harness, body: &str, content_type: &str) -> (u16, Value) {
+    let response = harness
+        .http
+        .post(harness.url("/v1/sessions"))
+        .header("content-type", content_type)
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json"))
+}
+
+fn errors(body: &Value) -> Vec<String> {
+    body["errors"]
+        .as_object()
+        .map(|map| map.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn bad_input_gets_400_validation_problems() {
+    let harness = Harness::start().await;
+    let json = "application/json";
+
+    let (status, body) = create_raw(&harness, "{\"subjectEmail\": ", json).await;
+    assert_eq!(status, 400);
+    assert_eq!(errors(&body), ["$"]);
+    assert_eq!(body["title"], "One or more validation errors occurred.");
+
+    let (status, body) = create_raw(&harness, "[]", json).await;
+    assert_eq!((status, errors(&body)), (400, vec!["$".to_owned()]));
+
+    let (status, body) = create_raw(
+        &harness,
+        r#"{"subjectEmail":"not-an-email","queryParameters":[{"countryCode":"XYZ","dataPackages":["SCORE","GOLD"]},{"countryCode":"GB","dataPackages":[]}]}"#,
+        json,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        errors(&body),
+        [
+            "queryParameters[0].countryCode",
+            "queryParameters[0].dataPackages[1]",
+            "queryParameters[1].countryCode",
+            "queryParameters[1].dataPackages",
+            "subjectEmail",
+        ]
+    );
+
+    let (status, body) = create_raw(
+        &harness,
+        r#"{"subjectEmail":"a@example.com","queryParameters":[]}"#,
+        json,
+    )
+    .await;
+    assert_eq!(
+        (status, errors(&body)),
+        (400, vec!["queryParameters".to_owned()])
+    );
+    let (status, body) = create_raw(&harness, r#"{"subjectEmail":42}"#, json).await;
+    assert_eq!(
+        (status, errors(&body)),
+        (
+            400,
+            vec!["queryParameters".to_owned(), "subjectEmail".to_owned()]
+        )
+    );
+    let (status, _) = create_raw(&harness, r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"FIN","dataPackages":["SCORE"]}]}"#, "text/plain").await;
+    assert_eq!(status, 400, "only JSON bodies");
+    // Lower-case country codes are normalised, duplicates merged.
+    let (status, body) = create_raw(
+        &harness,
+        r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"fin","dataPackages":["SCORE","SCORE"]},{"countryCode":"FIN","dataPackages":["IDENTIFICATION"]}]}"#,
+        json,
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        body["queryParameters"],
+        json!([{ "countryCode": "FIN", "dataPackages": ["SCORE", "IDENTIFICATION"] }])
+    );
+
+    let (status, body) = harness.get_json("/v1/sessions/12345").await;
+    assert_eq!((status, errors(&body)), (400, vec!["sessionId".to_owned()]));
+    let (status, body) = harness
+        .get_json(&format!("/v1/sessions/{}/scores", uuid::Uuid::new_v4()))
+        .await;
+    assert_eq!(status, 404);
+    assert!(
+        body["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("no session")
+    );
+    let (status, body) = harness
+        .get_json(&format!(
+            "/v1/sessions/{}/source-files/xyz",
+            uuid::Uuid::new_v4()
+        ))
+        .await;
+    assert_eq!(status, 400, "{body}");
+
+    for query in [
+        "Take=0",
+        "Take=101",
+        "Take=abc",
+        "Skip=-1",
+        "CreatedFromUtc=2026-13-01",
+        "CreatedToUtc=",
+        "CreatedFromUtc=2026-05-02&CreatedToUtc=2026-05-01",
+        "CustomerProgressStatus=DONE",
+        "CountryCode=ZZZ",
+        "Take=99999999999",
+    ] {
+        let (status, body) = harness.get_json(&format!("/v1/sessions?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body["errors"].is_object(), "{query}");
+    }
+
+    // Never a plain-text error: unknown routes and wrong methods get problem details too.
+    let (status, body) = harness.get_json("/v2/whatever").await;
+    assert_eq!((status, body["status"].as_i64()), (404, Some(404)));
+    let response = harness
+        .http
+        .delete(harness.url("/v1/sessions"))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status().as_u16(), 405);
+    assert!(response.headers().contains_key("allow"));
+    let body: Value = response.json().await.expect("problem");
+    assert_eq!(body["status"], 405);
+}
+
+#[tokio::test]
+async fn the_search_filters_and_pages() {
+    let harness = Harness::start().await;
+    for n in 0..25 {
+        let countries = if n % 2 == 0 {
+            everything(&["FIN"])
+        } else {
+            everything(&["SWE", "EST"])
+        };
+        harness
+            .create(&format!("person{n}@example.com"), countries)
+            .await;
+    }
+    let first = harness
+        .create("special@example.org", everything(&["POL"]))
+        .await;
+    let id = first["id"].as_str().expect("id");
+    harness.complete(id).await;
+    let full_name = harness.get_json(&format!("/v1/sessions/{id}")).await.1["subjectFullName"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+
+    let (_, page) = harness.get_json("/v1/sessions").await;
+    assert_eq!(
+        page["paging"],
+        json!({ "totalCount": 26, "skip": 0, "take": 20 })
+    );
+    assert_eq!(page["sessions"].as_array().expect("sessions").len(), 20);
+    assert_eq!(page["sessions"][0]["id"], id, "newest first");
+    let (_, page) = harness.get_json("/v1/sessions?Skip=20&Take=100").await;
+    assert_eq!(page["sessions"].as_array().expect("sessions").len(), 6);
+    let (_, page) = harness.get_json("/v1/sessions?skip=24&take=5").await;
+    assert_eq!(
+        page["sessions"].as_array().expect("sessions").len(),
+        2,
+        "names bind case-insensitively"
+    );
+
+    let count = |query: &'static str| {
+        let harness = &harness;
+        async move {
+            harness.get_json(&format!("/v1/sessions?{query}")).await.1["paging"]["totalCount"]
+                .as_i64()
+        }
+    };
+    assert_eq!(count("SubjectEmail=SPECIAL@example").await, Some(1));
+    assert_eq!(count("CountryCode=est").await, Some(12));
+    assert_eq!(count("CountryCode=FIN").await, Some(13));
+    assert_eq!(
+        count("CustomerProgressStatus=COMPLETED_BY_CUSTOMER").await,
+        Some(1)
+    );
+    assert_eq!(
+        count("CustomerProgressStatus=WAITING_FOR_CUSTOMER").await,
+        Some(25)
+    );
+    assert_eq!(count("CreatedByName=service-account").await, Some(26));
+    assert_eq!(count("OrganizationalUnitName=retail").await, Some(26));
+    assert_eq!(count("OrganizationalUnitName=treasury").await, Some(0));
+    let today = chrono::Utc::now().date_naive();
+    let tomorrow = today.succ_opt().expect("date");
+    assert_eq!(count_dates(&harness, today, today).await, 26);
+    assert_eq!(count_dates(&harness, tomorrow, tomorrow).await, 0);
+    let family = full_name.split(' ').next_back().expect("family").to_owned();
+    let (_, by_name) = harness
+        .get_json(&format!("/v1/sessions?SubjectFullName={family}"))
+        .await;
+    assert!(
+        by_name["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .any(|s| s["id"] == id)
+    );
+}
+
+async fn count_dates(harness: &Harness, from: chrono::NaiveDate, to: chrono::NaiveDate) -> i64 {
+    harness
+        .get_json(&format!(
+            "/v1/sessions?CreatedFromUtc={from}&CreatedToUtc={to}"
+        ))
+        .await
+        .1["paging"]["totalCount"]
+        .as_i64()
+        .expect("count")
+}
+
+#[tokio::test]
+async fn time_expires_and_completes_sessions() {
+    // A deadline of zero days has passed as soon as the session exists.
+    let harness = Harness::with(MockConfig {
+        deadline_days: 0,
+        ..quick_config()
+    })
+    .await;
+    let created = harness
+        .create("late@example.com", everything(&["FIN"]))
+        .await;
+    let id = created["id"].as_str().expect("id");
+    let (_, session) = harness.get_json(&format!("/v1/sessions/{id}")).await;
+    assert_eq!(session["customerProgressStatus"], "EXPIRED");
+    let (status, body) = harness
+        .post(&format!(
+            "/v1/sessions/{id}/actions/resend-customer-notification"
+        ))
+        .await;
+    assert_eq!(status, 400);
+    assert!(body["detail"].as_str().expect("detail").contains("expired"));
+
+    // Extension is refused once customerInputDeadlineExtendableUntilUtc has passed.
+    let harness = Harness::with(MockConfig {
+        deadline_days: 0,
+        extendable_for_days: 0,
+        ..quick_config()
+    })
+    .await;
+    let created = harness
+        .create("later@example.com", everything(&["FIN"]))
+        .await;
+    let id = created["id"].as_str().expect("id");
+    let (status, body) = harness
+        .post(&format!(
+            "/v1/sessions/{id}/actions/extend-customer-input-deadline"
+        ))
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        body["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("customerInputDeadlineExtendableUntilUtc")
+    );
+
+    // Auto-completion.
+    let harness = Harness::with(MockConfig {
+        auto_complete_after: Some(Duration::from_millis(200)),
+        ..quick_config()
+    })
+    .await;
+    let created = harness
+        .create("quick@example.com", everything(&["GBR"]))
+        .await;
+    let id = created["id"].as_str().expect("id");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, session) = harness.get_json(&format!("/v1/sessions/{id}")).await;
+    assert_eq!(session["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
+    assert!(session["subjectFullName"].is_string());
+}
+
+fn status_of(body: &Value, source: &str) -> String {
+    body["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .find(|s| s["sourceId"] == source)
+        .map(|s| s["status"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn providers_wait_answer_and_fail() {
+    let harness = Harness::with(MockConfig {
+        provider_delay: Duration::from_millis(400),
+        provider_error_one_in: 0,
+        ..MockConfig::default()
+    })
+    .await;
+    let created = harness
+        .create("statuses@example.com", everything(&["FIN", "EST"]))
+        .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    let path = format!("/v1/sessions/{id}/negative-tradelines");
+    assert_eq!(
+        status_of(&harness.get_json(&path).await.1, "FIN_AURORA_LUOTTO"),
+        "WAITING_FOR_CUSTOMER"
+    );
+    harness.complete(&id).await;
+    assert_eq!(
+        status_of(&harness.get_json(&path).await.1, "FIN_AURORA_LUOTTO"),
+        "WAITING_FOR_PROVIDER"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        status_of(&harness.get_json(&path).await.1, "FIN_AURORA_LUOTTO"),
+        "SUCCESS"
+    );
+
+    // A provider forced to fail drops its data; the summary reports the partial answer.
+    let before = harness
+        .get_json(&format!("/v1/sessions/{id}/account-statements"))
+        .await
+        .1;
+    let fin_accounts = before["accountStatements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .filter(|s| s["sourceId"] == "FIN_SAIMAA_ACCOUNTS")
+        .count();
+    assert!(fin_accounts > 0);
+    let response = harness
+        .anonymous
+        .put(harness.url(&format!(
+            "/_mock/sessions/{id}/sources/FIN_SAIMAA_ACCOUNTS/status"
+        )))
+        .json(&json!({ "status": "ERROR" }))
+        .send()
+        .await
+        .expect("control");
+    assert_eq!(response.status().as_u16(), 200);
+    let after = harness
+        .get_json(&format!("/v1/sessions/{id}/account-statements"))
+        .await
+        .1;
+    assert_eq!(status_of(&after, "FIN_SAIMAA_ACCOUNTS"), "ERROR");
+    assert!(
+        after["accountStatements"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .all(|s| s["sourceId"] != "FIN_SAIMAA_ACCOUNTS")
+    );
+    let summary = harness
+        .get_json(&format!("/v1/sessions/{id}/categorizations-summary"))
+        .await
+        .1;
+    assert_eq!(summary["summary"]["status"], "SOME_DATA_MISSING");
+    let response = harness
+        .anonymous
+        .delete(harness.url(&format!(
+            "/_mock/sessions/{id}/sources/FIN_SAIMAA_ACCOUNTS/status"
+        )))
+        .send()
+        .await
+        .expect("control");
+    assert_eq!(response.status().as_u16(), 200);
+    let restored = harness
+        .get_json(&format!("/v1/sessions/{id}/account-statements"))
+        .await
+        .1;
+    assert_eq!(status_of(&restored, "FIN_SAIMAA_ACCOUNTS"), "SUCCESS");
+
+    // Unknown providers and statuses are refused.
+    let response = harness
+        .anonymous
+        .put(harness.url(&format!("/_mock/sessions/{id}/sources/NOPE/status")))
+        .json(&json!({ "status": "ERROR" }))
+        .send()
+        .await
+        .expect("control");
+    assert_eq!(response.status().as_u16(), 404);
+    let (status, _) = harness
+        .control(&format!("/_mock/sessions/{id}/complete"))
+        .await;
+    assert_eq!(status, 409, "already completed");
+
+    // Simulated failures: with one in one, every provider fails.
+    let failing = Harness::with(MockConfig {
+        provider_error_one_in: 1,
+        ..quick_config()
+    })
+    .await;
+    let created = failing
+        .create("unlucky@example.com", everything(&["FIN"]))
+        .await;
+    let id = created["id"].as_str().expect("id");
+    failing.complete(id).await;
+    let scores = failing
+        .get_json(&format!("/v1/sessions/{id}/scores"))
+        .await
+        .1;
+    assert_eq!(status_of(&scores, "FIN_AURORA_LUOTTO"), "ERROR");
+    assert_eq!(scores["scores"], json!([]));
+}
+
+#[tokio::test]
+async fn delivery_failure_blocks_the_customer_actions() {
+    let harness = Harness::start().await;
+    let created = harness
+        .create("bounce@example.com", everything(&["DEU"]))
+        .await;
+    let id = created["id"].as_str().expect("id");
+    let (status, session) = harness
+        .control(&format!("/_mock/sessions/{id}/fail-delivery"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(session["customerProgressStatus"], "DELIVERY_FAILED");
+    assert!(session["customerInputDeadlineExtendableUntilUtc"].is_null());
+    for action in [
+        "extend-customer-input-deadline",
+        "resend-customer-notification",
+    ] {
+        let (status, body) = harness
+            .post(&format!("/v1/sessions/{id}/actions/{action}"))
+            .await;
+        assert_eq!(status, 400, "{action}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .expect("detail")
+                .to_lowercase()
+                .contains("deliver"),
+            "{body}"
+        );
+    }
+    let (status, _) = harness
+        .send_json(
+            Method::PATCH,
+            &format!("/v1/sessions/{id}"),
+            &json!({ "queryParameters": everything(&["FIN"]) }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let outbox: Value = harness
+        .anonymous
+        .get(harness.url(&format!("/_mock/sessions/{id}/notifications")))
+        .send()
+        .await
+        .expect("outbox")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(outbox["notifications"][0]["kind"], "ONBOARDING");
+}
+
+#[tokio::test]
+async fn the_published_descriptions_are_served() {
+    let harness = Harness::start().await;
+    for (path, prefix, media) in [
+        (
+            "/openapi/v1.json",
+            creditdata_mock::OPENAPI_JSON,
+            "application/json",
+        ),
+        (
+            "/openapi/v1.yaml",
+            creditdata_mock::OPENAPI_YAML,
+            "application/yaml",
+        ),
+    ] {
+        let response = harness
+            .anonymous
+            .get(harness.url(path))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(response.headers()["content-type"], media);
+        assert_eq!(response.bytes().await.expect("body").as_ref(), prefix);
+    }
+}
+
+#[tokio::test]
+async fn state_survives_a_restart() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let path = directory.path().join("mock-state.json");
+    let config = MockConfig {
+        state_file: Some(path.clone()),
+        ..quick_config()
+    };
+    let harness = Harness::with(config.clone()).await;
+    let created = harness
+        .create("persist@example.com", everything(&["FIN"]))
+        .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    harness.complete(&id).await;
+    let before = harness
+        .get_json(&format!("/v1/sessions/{id}/person-details"))
+        .await
+        .1;
+    let token = harness.token.clone();
+    // Restart on the same address, as `--listen` would: the issuer URL stays the same.
+    let address = harness.mock.local_addr();
+    harness.mock.shutdown().await;
+    assert!(path.exists());
+
+    let restarted = MockServer::start(MockConfig {
+        listen: address,
+        ..config
+    })
+    .await
+    .expect("restart");
+    let response = reqwest::Client::new()
+        .get(format!(
+            "{}/v1/sessions/{id}/person-details",
+            restarted.base_url()
+        ))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        response.status().as_u16(),
+        200,
+        "the signing key survives too"
+    );
+    let after: Value = response.json().await.expect("json");
+    assert_eq!(before, after, "same session, same person");
+    let leftovers: Vec<_> = std::fs::read_dir(directory.path()).expect("dir").collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "only the state file, no temporary files"
+    );
+    restarted.shutdown().await;
+}

@@ -1,0 +1,750 @@
+//! The generated client against the in-process mock, through a whole session life: create,
+//! consent, every dataset, every download, extend, PATCH, expiry.
+
+mod common;
+
+use std::io::Cursor;
+
+use base64::Engine as _;
+use chrono::Utc;
+use common::Harness;
+use creditdata_client::types::{
+    CreateSessionRequest, CustomerProgressStatus, DataPackageInput, QueryParameterInput,
+    SourceStatus, UpdateSessionRequest,
+};
+use creditdata_client::{ByteStream, Client, ResponseValue};
+use futures::StreamExt;
+
+fn query(country: &str, packages: &[DataPackageInput]) -> QueryParameterInput {
+    QueryParameterInput {
+        country_code: Some(country.to_owned()),
+        data_packages: Some(packages.to_vec()),
+    }
+}
+
+const ALL: [DataPackageInput; 4] = [
+    DataPackageInput::CreditHistory,
+    DataPackageInput::Score,
+    DataPackageInput::BankAccountCategorization,
+    DataPackageInput::Identification,
+];
+
+struct Download {
+    bytes: Vec<u8>,
+    content_type: String,
+    disposition: String,
+    length: usize,
+}
+
+async fn download(response: ResponseValue<ByteStream>) -> Download {
+    let headers = response.headers().clone();
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let content_type = header("content-type");
+    let disposition = header("content-disposition");
+    let length: usize = header("content-length").parse().expect("Content-Length");
+    let mut stream = response.into_inner().into_inner();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        bytes.extend_from_slice(&chunk.expect("chunk"));
+    }
+    assert_eq!(bytes.len(), length, "Content-Length matches the body");
+    assert!(
+        disposition.starts_with("attachment; filename=\""),
+        "Content-Disposition: {disposition}"
+    );
+    Download {
+        bytes,
+        content_type,
+        disposition,
+        length,
+    }
+}
+
+fn statuses(
+    sources: &Option<Vec<creditdata_client::types::Source>>,
+) -> Vec<(String, String, SourceStatus)> {
+    sources
+        .as_ref()
+        .expect("sources")
+        .iter()
+        .map(|s| {
+            (
+                s.country_code.clone().unwrap_or_default(),
+                s.source_id.clone().unwrap_or_default(),
+                s.status.clone(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_whole_session_life_through_the_generated_client() {
+    let harness = Harness::start().await;
+    let client: Client = harness.client();
+
+    // Create: FIN with everything, SWE with credit data only, a country the catalog lacks.
+    let created = client
+        .create_session()
+        .body(CreateSessionRequest {
+            subject_email: "jane.doe@example.com".into(),
+            query_parameters: vec![
+                query("FIN", &ALL),
+                query(
+                    "SWE",
+                    &[DataPackageInput::CreditHistory, DataPackageInput::Score],
+                ),
+                query("NOR", &[DataPackageInput::Score]),
+            ],
+        })
+        .send()
+        .await
+        .expect("create")
+        .into_inner();
+    assert_eq!(
+        created.customer_progress_status,
+        CustomerProgressStatus::WaitingForCustomer
+    );
+    assert!(
+        created.subject_full_name.is_none(),
+        "no name before identification"
+    );
+    let deadline = created.customer_input_deadline_utc.expect("deadline");
+    assert!((deadline - created.created_at_utc).num_days() == 7);
+    assert!(
+        created
+            .customer_input_deadline_extendable_until_utc
+            .is_some()
+    );
+    assert!(created.data_package_upgradable_until_utc.is_some());
+    let id = created.id;
+
+    // Before consent: requested data waits for the customer; unrequested data needs an upgrade.
+    let scores = client
+        .get_scores()
+        .session_id(id)
+        .send()
+        .await
+        .expect("scores")
+        .into_inner();
+    let scores_sources = statuses(&scores.sources);
+    assert!(scores_sources.contains(&(
+        "FIN".into(),
+        "FIN_AURORA_LUOTTO".into(),
+        SourceStatus::WaitingForCustomer
+    )));
+    assert!(scores_sources.contains(&(
+        "NOR".into(),
+        String::new(),
+        SourceStatus::UnsupportedCountry
+    )));
+    assert!(scores.scores.expect("scores").is_empty());
+    let statements = client
+        .get_account_statements()
+        .session_id(id)
+        .send()
+        .await
+        .expect("statements")
+        .into_inner();
+    assert!(statuses(&statements.sources).contains(&(
+        "SWE".into(),
+        "SWE_ORESUND_OPENBANKING".into(),
+        SourceStatus::PackageUpgradeRequired
+    )));
+    let requirements = client
+        .get_input_requirements()
+        .session_id(id)
+        .send()
+        .await
+        .expect("requirements")
+        .into_inner();
+    assert!(!requirements.input_requirements.expect("list").is_empty());
+
+    // Resend works while the customer can act; the extension moves the deadline from now.
+    let resent = client
+        .resend_customer_notification()
+        .session_id(id)
+        .send()
+        .await
+        .expect("resend")
+        .into_inner();
+    assert_eq!(resent["notificationsSent"], 2);
+    let extended = client
+        .extend_customer_input_deadline()
+        .session_id(id)
+        .send()
+        .await
+        .expect("extend");
+    assert_eq!(extended.status().as_u16(), 201);
+    let new_deadline = extended
+        .into_inner()
+        .customer_input_deadline_utc
+        .expect("deadline");
+    assert!((new_deadline - Utc::now()).num_hours() >= 7 * 24 - 1);
+
+    // The customer completes.
+    harness.complete(&id.to_string()).await;
+    let session = client
+        .get_session()
+        .session_id(id)
+        .send()
+        .await
+        .expect("session")
+        .into_inner();
+    assert_eq!(
+        session.customer_progress_status,
+        CustomerProgressStatus::CompletedByCustomer
+    );
+    let full_name = session
+        .subject_full_name
+        .clone()
+        .expect("name after identification");
+    assert!(
+        client
+            .get_input_requirements()
+            .session_id(id)
+            .send()
+            .await
+            .expect("req")
+            .into_inner()
+            .input_requirements
+            .expect("list")
+            .is_empty()
+    );
+
+    // Every dataset.
+    let person = client
+        .get_person_details()
+        .session_id(id)
+        .send()
+        .await
+        .expect("person")
+        .into_inner();
+    let given = person.given_names.expect("given")[0]
+        .value
+        .clone()
+        .expect("value");
+    let family = person.family_names.expect("family")[0]
+        .value
+        .clone()
+        .expect("value");
+    assert_eq!(
+        format!("{given} {family}"),
+        full_name,
+        "the same person everywhere"
+    );
+    assert_eq!(
+        person.emails.expect("emails")[0].value.as_deref(),
+        Some("jane.doe@example.com")
+    );
+    let person_sources = statuses(&person.sources);
+    assert!(person_sources.contains(&("FIN".into(), "FIN_SISU_ID".into(), SourceStatus::Success)));
+    assert!(person_sources.contains(&(
+        "SWE".into(),
+        "SWE_NORDLJUS_EID".into(),
+        SourceStatus::PackageUpgradeRequired
+    )));
+
+    let negative = client
+        .get_negative_tradelines()
+        .session_id(id)
+        .send()
+        .await
+        .expect("neg")
+        .into_inner();
+    assert!(statuses(&negative.sources).contains(&(
+        "SWE".into(),
+        "SWE_NORRSKEN_UC".into(),
+        SourceStatus::Success
+    )));
+    let positive = client
+        .get_positive_tradelines()
+        .session_id(id)
+        .send()
+        .await
+        .expect("pos")
+        .into_inner();
+    let court = client
+        .get_court_and_insolvencies()
+        .session_id(id)
+        .send()
+        .await
+        .expect("court")
+        .into_inner();
+    let legal = client
+        .get_legal_entities()
+        .session_id(id)
+        .send()
+        .await
+        .expect("legal")
+        .into_inner();
+    let incomes = client
+        .get_registry_incomes()
+        .session_id(id)
+        .send()
+        .await
+        .expect("incomes")
+        .into_inner();
+    assert_eq!(
+        incomes.incomes.expect("incomes").len(),
+        3,
+        "three assessment years in the home country"
+    );
+    let immovables = client
+        .get_immovables()
+        .session_id(id)
+        .send()
+        .await
+        .expect("immovables")
+        .into_inner();
+    let metrics = client
+        .get_metrics()
+        .session_id(id)
+        .send()
+        .await
+        .expect("metrics")
+        .into_inner();
+    assert!(!metrics.metrics.expect("metrics").is_empty());
+    let scores = client
+        .get_scores()
+        .session_id(id)
+        .send()
+        .await
+        .expect("scores")
+        .into_inner();
+    assert!(
+        scores.scores.expect("scores").len() >= 4,
+        "FIN and SWE bureaus score"
+    );
+    for response in [
+        positive.sources.clone(),
+        court.sources.clone(),
+        legal.sources.clone(),
+        immovables.sources.clone(),
+    ] {
+        assert!(!statuses(&response).is_empty());
+    }
+
+    // Source files: listing, one by one, content decoding to sizeInBytes.
+    let files = client
+        .get_source_files()
+        .session_id(id)
+        .send()
+        .await
+        .expect("files")
+        .into_inner();
+    assert!(files.len() >= 3);
+    for file in &files {
+        let one = client
+            .get_source_file()
+            .session_id(id)
+            .source_file_id(file.id)
+            .send()
+            .await
+            .expect("file")
+            .into_inner();
+        assert_eq!(&one, file);
+        let content = client
+            .get_source_file_content()
+            .session_id(id)
+            .source_file_id(file.id)
+            .send()
+            .await
+            .expect("content")
+            .into_inner();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(content.content_base64.expect("content"))
+            .expect("base64");
+        assert_eq!(Some(bytes.len() as i64), file.size_in_bytes);
+        let text = String::from_utf8(bytes).expect("utf-8");
+        assert!(
+            text.contains(&given),
+            "the original report names the subject"
+        );
+    }
+
+    // Bank data, its Excel and TSV exports.
+    let statements = client
+        .get_account_statements()
+        .session_id(id)
+        .send()
+        .await
+        .expect("statements")
+        .into_inner();
+    let statements = statements.account_statements.expect("statements");
+    assert!(!statements.is_empty());
+    let mut all_transactions = 0;
+    for statement in &statements {
+        assert_eq!(statement.extra["accountHolderName"], full_name.as_str());
+        let transactions = statement.extra["transactions"]
+            .as_array()
+            .expect("transactions")
+            .len();
+        all_transactions += transactions;
+        let statement_id = statement.id.clone().expect("id");
+        let excel = download(
+            client
+                .get_account_statement_excel()
+                .session_id(id)
+                .account_statement_id(statement_id.clone())
+                .send()
+                .await
+                .expect("excel"),
+        )
+        .await;
+        assert_eq!(
+            excel.content_type,
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        );
+        let mut workbook: calamine::Xlsx<_> =
+            calamine::open_workbook_from_rs(Cursor::new(excel.bytes)).expect("xlsx opens");
+        use calamine::Reader as _;
+        let range = workbook.worksheet_range("Statement").expect("sheet");
+        // Ten rows of account facts and a blank line, a header row, then the transactions.
+        assert_eq!(range.height(), 11 + transactions, "one row per transaction");
+        let tsv = download(
+            client
+                .get_account_statement_tsv()
+                .session_id(id)
+                .account_statement_id(statement_id)
+                .send()
+                .await
+                .expect("tsv"),
+        )
+        .await;
+        assert_eq!(tsv.content_type, "text/tab-separated-values");
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(b'\t')
+            .from_reader(tsv.bytes.as_slice());
+        let rows: Vec<csv::StringRecord> = reader
+            .records()
+            .collect::<Result<_, _>>()
+            .expect("TSV parses");
+        assert_eq!(rows.len(), transactions);
+        let closing = statement.extra["closingBalance"]["amount"]
+            .as_f64()
+            .expect("closing");
+        let last_balance: f64 = rows
+            .last()
+            .map(|r| r[5].parse().expect("balance"))
+            .unwrap_or(closing);
+        assert!(
+            (last_balance - closing).abs() < 0.005,
+            "TSV balance ends at the closing balance"
+        );
+    }
+    let all = download(
+        client
+            .get_account_statement_transactions_excel()
+            .session_id(id)
+            .send()
+            .await
+            .expect("all excel"),
+    )
+    .await;
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook_from_rs(Cursor::new(all.bytes)).expect("xlsx opens");
+    use calamine::Reader as _;
+    assert_eq!(
+        workbook
+            .worksheet_range("Transactions")
+            .expect("sheet")
+            .height(),
+        all_transactions + 1
+    );
+
+    let summary = client
+        .get_categorizations_summary()
+        .session_id(id)
+        .send()
+        .await
+        .expect("summary")
+        .into_inner();
+    let summary = summary.summary.expect("summary");
+    assert!(matches!(
+        summary.status,
+        creditdata_client::types::CategorizationSummaryStatus::Success
+            | creditdata_client::types::CategorizationSummaryStatus::SomeDataMissing
+    ));
+    assert!(summary.count_of_institutions.expect("institutions") >= 1);
+    let categorizations = client
+        .get_categorizations()
+        .session_id(id)
+        .send()
+        .await
+        .expect("categorizations")
+        .into_inner();
+    assert_eq!(categorizations.categorizations.expect("list").len(), 1);
+
+    // Identity: verifications, their images (decoding), attachments (sizes match).
+    let verifications = client
+        .get_identity_verifications()
+        .session_id(id)
+        .send()
+        .await
+        .expect("verifications")
+        .into_inner();
+    let verifications = verifications.identity_verifications.expect("list");
+    assert_eq!(verifications.len(), 1);
+    let verification_id = verifications[0].id.clone().expect("id");
+    let images = client
+        .get_identity_verification_images()
+        .session_id(id)
+        .verification_id(verification_id.clone())
+        .send()
+        .await
+        .expect("images")
+        .into_inner();
+    for image in images.images.expect("images") {
+        let image_id = image.id.clone().expect("id");
+        let file = download(
+            client
+                .get_identity_verification_image_content()
+                .session_id(id)
+                .verification_id(verification_id.clone())
+                .image_id(image_id)
+                .send()
+                .await
+                .expect("image"),
+        )
+        .await;
+        assert_eq!(
+            Some(file.length as u64),
+            image.extra["sizeInBytes"].as_u64()
+        );
+        let width = image.extra["widthPixels"].as_u64().expect("width") as usize;
+        match file.content_type.as_str() {
+            "image/png" => {
+                let decoder = png::Decoder::new(Cursor::new(file.bytes));
+                let reader = decoder.read_info().expect("png decodes");
+                assert_eq!(reader.info().width as usize, width);
+            }
+            "image/jpeg" => {
+                let mut decoder = zune_jpeg::JpegDecoder::new(&file.bytes);
+                let pixels = decoder.decode().expect("jpeg decodes");
+                let info = decoder.info().expect("info");
+                assert_eq!(info.width as usize, width);
+                assert!(!pixels.is_empty());
+            }
+            other => panic!("unexpected image type {other}"),
+        }
+    }
+    let attachments = client
+        .get_attachments()
+        .session_id(id)
+        .send()
+        .await
+        .expect("attachments")
+        .into_inner();
+    let attachments = attachments.attachments.expect("list");
+    assert_eq!(attachments.len(), 3);
+    for attachment in &attachments {
+        let file = download(
+            client
+                .get_attachment_content()
+                .session_id(id)
+                .attachment_id(attachment.id.clone())
+                .send()
+                .await
+                .expect("attachment"),
+        )
+        .await;
+        assert_eq!(file.length as i64, attachment.file_size_bytes);
+        assert_eq!(Some(file.content_type.clone()), attachment.mime_type);
+        assert!(
+            file.disposition
+                .contains(attachment.file_name.as_deref().expect("name"))
+        );
+    }
+
+    // The PDF report summarises the same person.
+    let report = download(
+        client
+            .get_pdf_report()
+            .session_id(id)
+            .send()
+            .await
+            .expect("pdf"),
+    )
+    .await;
+    assert_eq!(report.content_type, "application/pdf");
+    assert!(report.bytes.starts_with(b"%PDF-"));
+    let family_latin1: Vec<u8> = family.chars().map(|c| c as u32 as u8).collect();
+    assert!(
+        report
+            .bytes
+            .windows(family_latin1.len())
+            .any(|w| w == family_latin1.as_slice()),
+        "the report names the subject"
+    );
+
+    // Where poppler is installed, the report must also render.
+    if let Ok(pdftoppm) = which("pdftoppm") {
+        let directory = tempfile::tempdir().expect("tempdir");
+        let pdf = directory.path().join("report.pdf");
+        std::fs::write(&pdf, &report.bytes).expect("write");
+        let status = std::process::Command::new(pdftoppm)
+            .args(["-r", "30", "-png"])
+            .arg(&pdf)
+            .arg(directory.path().join("page"))
+            .status()
+            .expect("pdftoppm runs");
+        assert!(status.success(), "pdftoppm renders the report");
+        assert!(
+            directory.path().join("page-1.png").exists()
+                || directory.path().join("page-01.png").exists()
+        );
+    }
+
+    // After completion: no extension, no resend.
+    let refused = client
+        .extend_customer_input_deadline()
+        .session_id(id)
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
+    let refused = client
+        .resend_customer_notification()
+        .session_id(id)
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
+
+    // PATCH appends (duplicates dropped) and sends the customer back to consent to the new data.
+    let patched = client
+        .update_session()
+        .session_id(id)
+        .body(UpdateSessionRequest {
+            query_parameters: vec![
+                query("FIN", &[DataPackageInput::Score]),
+                query("SWE", &[DataPackageInput::BankAccountCategorization]),
+                query("EST", &[DataPackageInput::Score]),
+            ],
+        })
+        .send()
+        .await
+        .expect("patch")
+        .into_inner();
+    let parameters = patched.query_parameters.expect("parameters");
+    let countries: Vec<&str> = parameters
+        .iter()
+        .filter_map(|p| p.country_code.as_deref())
+        .collect();
+    assert_eq!(countries, ["FIN", "SWE", "NOR", "EST"]);
+    assert_eq!(
+        parameters[0]
+            .data_packages
+            .as_ref()
+            .expect("packages")
+            .len(),
+        4,
+        "no duplicates"
+    );
+    assert_eq!(
+        parameters[1]
+            .data_packages
+            .as_ref()
+            .expect("packages")
+            .len(),
+        3
+    );
+    assert_eq!(
+        patched.customer_progress_status,
+        CustomerProgressStatus::WaitingForCustomer
+    );
+    let scores = client
+        .get_scores()
+        .session_id(id)
+        .send()
+        .await
+        .expect("scores")
+        .into_inner();
+    let scores_sources = statuses(&scores.sources);
+    assert!(scores_sources.contains(&(
+        "FIN".into(),
+        "FIN_AURORA_LUOTTO".into(),
+        SourceStatus::Success
+    )));
+    assert!(scores_sources.contains(&(
+        "EST".into(),
+        "EST_KALEV_KREDIIT".into(),
+        SourceStatus::WaitingForCustomer
+    )));
+
+    // Expiry: the deadline passes; PATCH and resend are refused, an extension revives it.
+    let (status, expired) = harness
+        .control(&format!("/_mock/sessions/{id}/expire"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(expired["customerProgressStatus"], "EXPIRED");
+    assert!(expired["dataPackageUpgradableUntilUtc"].is_null());
+    let refused = client
+        .update_session()
+        .session_id(id)
+        .body(UpdateSessionRequest {
+            query_parameters: vec![query("LTU", &[DataPackageInput::Score])],
+        })
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
+    assert!(
+        client
+            .resend_customer_notification()
+            .session_id(id)
+            .send()
+            .await
+            .is_err()
+    );
+    let revived = client
+        .extend_customer_input_deadline()
+        .session_id(id)
+        .send()
+        .await
+        .expect("extend")
+        .into_inner();
+    assert_eq!(
+        revived.customer_progress_status,
+        CustomerProgressStatus::WaitingForCustomer
+    );
+
+    // The session list finds it.
+    let found = client
+        .get_sessions()
+        .subject_email("jane.doe")
+        .send()
+        .await
+        .expect("list")
+        .into_inner();
+    assert_eq!(found.paging.expect("paging").total_count, 1);
+    harness.mock.shutdown().await;
+}
+
+fn which(program: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .map(|directory| directory.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or(())
+}
+
+#[tokio::test]
+async fn unknown_sessions_are_404_through_the_client() {
+    let harness = Harness::start().await;
+    let error = harness
+        .client()
+        .get_session()
+        .session_id(uuid::Uuid::new_v4())
+        .send()
+        .await
+        .expect_err("404");
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(404));
+}
