@@ -48,6 +48,8 @@ use tokio::task::JoinHandle;
 pub use auth::TokenOptions;
 pub use config::{DEFAULT_TAKE, MAX_TAKE, MockConfig};
 pub use problem::Problem;
+/// How the PDF report writes text (tests use it to find names in the report's bytes).
+pub use render::pdf::win_ansi;
 pub use store::StateError;
 
 use auth::{IdentityProvider, KeyError, REALM, SigningKey};

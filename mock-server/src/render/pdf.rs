@@ -279,18 +279,70 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// Text in the WinAnsi encoding of the standard fonts; characters outside it become `?`.
+/// Text in the WinAnsi encoding (Windows-1252) of the standard PDF fonts. Characters it lacks
+/// are written as their base letter (`ł` → `l`, `ą` → `a`, `ņ` → `n`: Polish and Baltic names
+/// stay readable), and only what has no Latin base letter becomes `?`.
 pub fn win_ansi(text: &str) -> Vec<u8> {
-    text.chars()
-        .map(|c| match c {
-            '\u{20AC}' => 0x80,
-            '\u{2013}' => 0x96,
-            '\u{2014}' => 0x97,
-            '\u{2019}' => 0x92,
-            c if (c as u32) < 0x80 || ((c as u32) >= 0xA0 && (c as u32) <= 0xFF) => c as u32 as u8,
-            _ => b'?',
-        })
-        .collect()
+    use unicode_normalization::UnicodeNormalization;
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        if let Some(byte) = cp1252(c) {
+            out.push(byte);
+            continue;
+        }
+        let base = match c {
+            '\u{0141}' => Some(b'L'),
+            '\u{0142}' => Some(b'l'),
+            '\u{0110}' => Some(b'D'),
+            '\u{0111}' => Some(b'd'),
+            '\u{0131}' => Some(b'i'),
+            _ => c
+                .nfd()
+                .next()
+                .and_then(cp1252)
+                .filter(|b| b.is_ascii_alphabetic()),
+        };
+        out.push(base.unwrap_or(b'?'));
+    }
+    out
+}
+
+/// The Windows-1252 byte of `c`, if it has one.
+fn cp1252(c: char) -> Option<u8> {
+    const HIGH: [(char, u8); 27] = [
+        ('\u{20AC}', 0x80),
+        ('\u{201A}', 0x82),
+        ('\u{0192}', 0x83),
+        ('\u{201E}', 0x84),
+        ('\u{2026}', 0x85),
+        ('\u{2020}', 0x86),
+        ('\u{2021}', 0x87),
+        ('\u{02C6}', 0x88),
+        ('\u{2030}', 0x89),
+        ('\u{0160}', 0x8A),
+        ('\u{2039}', 0x8B),
+        ('\u{0152}', 0x8C),
+        ('\u{017D}', 0x8E),
+        ('\u{2018}', 0x91),
+        ('\u{2019}', 0x92),
+        ('\u{201C}', 0x93),
+        ('\u{201D}', 0x94),
+        ('\u{2022}', 0x95),
+        ('\u{2013}', 0x96),
+        ('\u{2014}', 0x97),
+        ('\u{02DC}', 0x98),
+        ('\u{2122}', 0x99),
+        ('\u{0161}', 0x9A),
+        ('\u{203A}', 0x9B),
+        ('\u{0153}', 0x9C),
+        ('\u{017E}', 0x9E),
+        ('\u{0178}', 0x9F),
+    ];
+    let code = c as u32;
+    if code < 0x80 || (0xA0..=0xFF).contains(&code) {
+        return Some(code as u8);
+    }
+    HIGH.iter().find(|(k, _)| *k == c).map(|(_, b)| *b)
 }
 
 #[cfg(test)]
@@ -298,9 +350,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn latin1_survives_and_the_rest_is_replaced() {
+    fn latin1_survives_and_the_rest_falls_back_to_base_letters() {
         assert_eq!(win_ansi("Müller"), b"M\xfcller".to_vec());
-        assert_eq!(win_ansi("\u{0142}"), b"?".to_vec());
+        assert_eq!(win_ansi("Šťastný"), b"\x8atastn\xfd".to_vec());
+        assert_eq!(win_ansi("Łukasz Wiśniewski"), b"Lukasz Wisniewski".to_vec());
+        assert_eq!(win_ansi("Bērziņš"), b"Berzin\x9a".to_vec());
+        assert_eq!(win_ansi("\u{4E2D}"), b"?".to_vec());
     }
 
     #[test]

@@ -55,13 +55,18 @@ impl Harness {
         format!("{}{path}", self.mock.base_url())
     }
 
-    /// The generated client, authenticated through default headers.
+    /// The generated client as a user builds it: OAuth2 client credentials against the mock's
+    /// identity provider (the client fetches and refreshes its own tokens).
     pub fn client(&self) -> creditdata_client::Client {
-        creditdata_client::Client::new_with_client(
-            self.mock.base_url(),
-            self.http.clone(),
-            Default::default(),
-        )
+        creditdata_client::Client::builder()
+            .base_url(self.mock.base_url())
+            .client_credentials(
+                self.mock.token_url(),
+                self.mock.client_id(),
+                self.mock.client_secret(),
+            )
+            .build()
+            .expect("client builds")
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
