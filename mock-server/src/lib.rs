@@ -68,7 +68,7 @@ const BODY_LIMIT: usize = 1024 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// The listen address could not be bound.
-    #[error("could not listen on {address}: {source}")]
+    #[error("could not listen on {address}")]
     Bind {
         /// The address.
         address: SocketAddr,
