@@ -1,0 +1,463 @@
+//! The command line: global options and the command tree (clap derive).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::NaiveDate;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use creditdata_client::types::CustomerProgressStatusInput;
+use uuid::Uuid;
+
+use crate::query::QuerySpec;
+
+/// What `--help` says after the options: exit codes and the environment.
+const AFTER_HELP: &str = "\
+EXIT STATUS:
+  0    success
+  1    the service or the network failed, or a local file could not be written
+       (stderr names the operation and says what the service answered)
+  2    usage or configuration error: a bad option or value, a bad CREDITDATA_*
+       variable, an unreadable secret file (nothing was sent)
+  3    authentication failed: no access token could be obtained, or the service
+       refused it (401)
+  4    not found: the service answered 404 (unknown session, statement, file...)
+  5    `sessions wait`: the session ended without the customer completing it
+       (EXPIRED, DELIVERY_FAILED)
+  6    `sessions wait`: the wait timed out while the customer was still awaited
+  130  interrupted (Ctrl-C); a download in progress leaves no partial file
+
+ENVIRONMENT (a command-line option wins over its variable):
+  CREDITDATA_BASE_URL        base URL of the service             (--base-url)
+  CREDITDATA_ENVIRONMENT     production, test, mock or a URL     (--environment)
+  CREDITDATA_PRODUCTION_URL, CREDITDATA_TEST_URL, CREDITDATA_MOCK_URL
+                             where those environments are
+  CREDITDATA_TOKEN_URL       OAuth2 token endpoint               (--token-url)
+  CREDITDATA_ISSUER          or an OpenID Connect issuer         (--issuer)
+  CREDITDATA_CLIENT_ID       client id                           (--client-id)
+  CREDITDATA_CLIENT_SECRET   client secret                       (--client-secret-file)
+  CREDITDATA_TOKEN           a static bearer token               (--token-file)
+  CREDITDATA_CLIENT_AUTH     body (default) or basic
+  CREDITDATA_SCOPES          scopes to request
+  RUST_LOG                   tracing filter (overrides -v)
+Secrets are read only from the environment or from files, never from options.";
+
+/// `creditdata`: the consumer credit-data service from a shell.
+///
+/// Every operation of the service: create and follow sessions, read their datasets, download
+/// their files. Output is a table on a terminal and JSON otherwise (one document, or JSON Lines
+/// for lists that stream); errors go to stderr and the exit status says what kind of failure
+/// it was.
+#[derive(Debug, Parser)]
+#[command(name = "creditdata", version, after_long_help = AFTER_HELP, after_help = "Exit status: 0 ok, 1 service/network failure, 2 usage, 3 authentication, 4 not found, 5/6 `sessions wait` (see --help).")]
+pub struct Cli {
+    /// Options that apply to every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options that apply to every command (also accepted after the command name).
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Base URL of the service [env: CREDITDATA_BASE_URL].
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        conflicts_with = "environment"
+    )]
+    pub base_url: Option<String>,
+    /// production, test, mock or a base URL [env: CREDITDATA_ENVIRONMENT; default: mock].
+    #[arg(long, global = true, value_name = "ENV")]
+    pub environment: Option<String>,
+    /// OAuth2 token endpoint for client credentials [env: CREDITDATA_TOKEN_URL].
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "issuer")]
+    pub token_url: Option<String>,
+    /// OpenID Connect issuer, instead of --token-url [env: CREDITDATA_ISSUER].
+    #[arg(long, global = true, value_name = "URL")]
+    pub issuer: Option<String>,
+    /// OAuth2 client id [env: CREDITDATA_CLIENT_ID].
+    #[arg(long, global = true, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// Read the client secret from this file [env: CREDITDATA_CLIENT_SECRET holds the secret itself].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_secret_file: Option<PathBuf>,
+    /// Read a static bearer token from this file [env: CREDITDATA_TOKEN holds the token itself].
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "client_secret_file"
+    )]
+    pub token_file: Option<PathBuf>,
+    /// Do not retry failed requests (by default transient failures of idempotent calls are retried).
+    #[arg(long, global = true)]
+    pub no_retries: bool,
+    /// Time limit of one JSON request attempt, in seconds (0: none; default 30). Downloads are
+    /// limited only by a 60 s silence.
+    #[arg(long, global = true, value_name = "SECS")]
+    pub request_timeout: Option<u64>,
+    /// Output format [default: table when stdout is a terminal, JSON otherwise].
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+    /// Log what happens to stderr (-v info, -vv debug, -vvv trace); never shows secrets.
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One JSON document, or JSON Lines (one object per line) for streamed lists.
+    Json,
+    /// Aligned columns for people.
+    Table,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create, search, follow and amend sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+    /// Read a session's JSON datasets.
+    #[command(subcommand)]
+    Datasets(DatasetsCommand),
+    /// Download a session's files (PDF report, Excel, TSV, attachments, images, source files).
+    #[command(subcommand)]
+    Download(DownloadCommand),
+    /// Account statements as data.
+    #[command(subcommand)]
+    Statement(StatementCommand),
+    /// The countries and data packages these credentials may use.
+    Packages,
+    /// Every operation of the service this tool knows, and the command that runs it (no network).
+    Operations,
+}
+
+/// `sessions ...`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Search sessions (newest first), printing them as the pages arrive.
+    List(ListArgs),
+    /// Show one session.
+    Get {
+        /// The session id.
+        id: Uuid,
+    },
+    /// Create a session: the service e-mails the data subject for consent.
+    Create {
+        /// The data subject's e-mail address.
+        #[arg(long, value_name = "EMAIL")]
+        email: String,
+        /// A country and its data packages, e.g. GBR:CREDIT_HISTORY,SCORE (repeatable; package
+        /// names in any case, `-` or `_`).
+        #[arg(
+            long = "query",
+            short = 'q',
+            required = true,
+            value_name = "CCC:PACKAGE,..."
+        )]
+        queries: Vec<QuerySpec>,
+    },
+    /// Append countries or data packages to a session.
+    Update {
+        /// The session id.
+        id: Uuid,
+        /// A country and its data packages to append, e.g. DEU:SCORE (repeatable).
+        #[arg(
+            long = "query",
+            short = 'q',
+            required = true,
+            value_name = "CCC:PACKAGE,..."
+        )]
+        queries: Vec<QuerySpec>,
+    },
+    /// Extend the customer input deadline (by the days of the user's configuration).
+    Extend {
+        /// The session id.
+        id: Uuid,
+    },
+    /// Send the onboarding e-mail to the data subject again.
+    Resend {
+        /// The session id.
+        id: Uuid,
+    },
+    /// Show the session's unfulfilled input requirements.
+    Requirements {
+        /// The session id.
+        id: Uuid,
+    },
+    /// Wait until the customer has acted; exit 0 when completed, 5 when the session expired or
+    /// could not be delivered, 6 when the wait timed out.
+    Wait {
+        /// The session id.
+        id: Uuid,
+        /// How long to wait in all (e.g. 90s, 15m, 1h).
+        #[arg(long, default_value = "15m", value_parser = parse_duration, value_name = "DURATION")]
+        timeout: Duration,
+        /// The first pause between two reads of the session; later pauses double.
+        #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+        interval: Duration,
+        /// The longest pause between two reads.
+        #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
+        max_interval: Duration,
+    },
+}
+
+/// Filters of `sessions list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Subject e-mail contains this (case-insensitive at the mock; the service's rule is not published).
+    #[arg(long, value_name = "TEXT")]
+    pub email: Option<String>,
+    /// Subject full name contains this.
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+    /// A requested country (ISO 3166-1 alpha-3, e.g. GBR).
+    #[arg(long, value_name = "CCC")]
+    pub country: Option<String>,
+    /// Created on or after this day (UTC).
+    #[arg(long, value_parser = parse_date, value_name = "YYYY-MM-DD")]
+    pub from: Option<NaiveDate>,
+    /// Created up to this day (UTC).
+    #[arg(long, value_parser = parse_date, value_name = "YYYY-MM-DD")]
+    pub to: Option<NaiveDate>,
+    /// Customer progress status.
+    #[arg(long, value_enum, ignore_case = true)]
+    pub status: Option<StatusArg>,
+    /// Name of the user who created the session.
+    #[arg(long, value_name = "TEXT")]
+    pub created_by: Option<String>,
+    /// Organizational unit name.
+    #[arg(long, value_name = "TEXT")]
+    pub unit: Option<String>,
+    /// Sessions per request (`Take`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i32::MAX as i64), value_name = "N")]
+    pub page_size: Option<u32>,
+    /// Stop after this many sessions.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+}
+
+/// `customerProgressStatus` values, as typed on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatusArg {
+    /// WAITING_FOR_CUSTOMER
+    #[value(alias = "waiting_for_customer")]
+    WaitingForCustomer,
+    /// COMPLETED_BY_CUSTOMER
+    #[value(alias = "completed_by_customer")]
+    CompletedByCustomer,
+    /// EXPIRED
+    Expired,
+    /// DELIVERY_FAILED
+    #[value(alias = "delivery_failed")]
+    DeliveryFailed,
+}
+
+impl From<StatusArg> for CustomerProgressStatusInput {
+    fn from(status: StatusArg) -> Self {
+        match status {
+            StatusArg::WaitingForCustomer => CustomerProgressStatusInput::WaitingForCustomer,
+            StatusArg::CompletedByCustomer => CustomerProgressStatusInput::CompletedByCustomer,
+            StatusArg::Expired => CustomerProgressStatusInput::Expired,
+            StatusArg::DeliveryFailed => CustomerProgressStatusInput::DeliveryFailed,
+        }
+    }
+}
+
+/// `datasets ...`
+#[derive(Debug, Subcommand)]
+pub enum DatasetsCommand {
+    /// One JSON dataset of a session.
+    Get {
+        /// The session id.
+        id: Uuid,
+        /// The dataset.
+        #[arg(value_enum)]
+        name: DatasetName,
+    },
+    /// Every JSON dataset of a session, as one object keyed by dataset name.
+    All {
+        /// The session id.
+        id: Uuid,
+        /// Include the deprecated `categorizations` (replaced by `categorizations-summary`).
+        #[arg(long)]
+        include_deprecated: bool,
+    },
+    /// The images of one identity verification (ids for `download image`).
+    Images {
+        /// The session id.
+        id: Uuid,
+        /// The identity verification id (from `datasets get ID identity-verifications`).
+        verification_id: String,
+    },
+    /// One source file's metadata.
+    SourceFile {
+        /// The session id.
+        id: Uuid,
+        /// The source file id (from `datasets get ID source-files`).
+        source_file_id: Uuid,
+    },
+}
+
+/// The JSON datasets of a session (`GET /v1/sessions/{sessionId}/NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DatasetName {
+    /// Person details.
+    PersonDetails,
+    /// Scores.
+    Scores,
+    /// Negative tradelines (payment defaults).
+    NegativeTradelines,
+    /// Positive tradelines (credit agreements).
+    PositiveTradelines,
+    /// Legal entities (company affiliations).
+    LegalEntities,
+    /// Registry incomes.
+    RegistryIncomes,
+    /// Court and insolvency cases.
+    CourtAndInsolvencies,
+    /// Immovables (property).
+    Immovables,
+    /// Metrics.
+    Metrics,
+    /// Account statements (with their transactions).
+    AccountStatements,
+    /// Attachments (ids for `download attachment`).
+    Attachments,
+    /// Categorization summary.
+    CategorizationsSummary,
+    /// Categorizations (deprecated: use categorizations-summary).
+    Categorizations,
+    /// Identity verifications (ids for `datasets images`).
+    IdentityVerifications,
+    /// Source files (ids for `download source-file`).
+    SourceFiles,
+}
+
+/// `download ...`
+#[derive(Debug, Subcommand)]
+pub enum DownloadCommand {
+    /// The PDF report.
+    Pdf {
+        /// The session id.
+        id: Uuid,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// The transactions of all account statements, as Excel.
+    TransactionsExcel {
+        /// The session id.
+        id: Uuid,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// One account statement, as Excel.
+    StatementExcel {
+        /// The session id.
+        id: Uuid,
+        /// The account statement id (from `datasets get ID account-statements`).
+        statement_id: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// One account statement, as TSV (see also `statement rows`).
+    StatementTsv {
+        /// The session id.
+        id: Uuid,
+        /// The account statement id.
+        statement_id: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// An attachment's content.
+    Attachment {
+        /// The session id.
+        id: Uuid,
+        /// The attachment id (from `datasets get ID attachments`).
+        attachment_id: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// An identity-verification image.
+    Image {
+        /// The session id.
+        id: Uuid,
+        /// The identity verification id.
+        verification_id: String,
+        /// The image id (from `datasets images ID VERIFICATION_ID`).
+        image_id: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// A source file (the original answer of a bureau or register), decoded from Base64.
+    SourceFile {
+        /// The session id.
+        id: Uuid,
+        /// The source file id (from `datasets get ID source-files`).
+        source_file_id: Uuid,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+/// Where a download goes.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// A file, or an existing directory to put the server's file name in, or `-` for stdout
+    /// [default: the server's file name in the current directory].
+    #[arg(long = "out", short = 'o', value_name = "PATH|DIR|-")]
+    pub out: Option<PathBuf>,
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `statement ...`
+#[derive(Debug, Subcommand)]
+pub enum StatementCommand {
+    /// The rows of one account statement (its TSV, parsed): JSON Lines keyed by column, or a table.
+    Rows {
+        /// The session id.
+        id: Uuid,
+        /// The account statement id (from `datasets get ID account-statements`).
+        statement_id: String,
+    },
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|e| format!("{e} (examples: 90s, 15m, 1h, 500ms)"))
+}
+
+fn parse_date(text: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+        .map_err(|e| format!("{e}: expected a date as YYYY-MM-DD"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_and_dates_parse() {
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_duration("soon").is_err());
+        assert_eq!(
+            parse_date("2026-02-03").unwrap(),
+            NaiveDate::from_ymd_opt(2026, 2, 3).unwrap()
+        );
+        assert!(parse_date("03.02.2026").is_err());
+    }
+}

@@ -1,0 +1,214 @@
+//! Why a command failed, the exit status that says so, and the message on stderr.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use creditdata_client::Error;
+use creditdata_client::error::ApiError;
+
+/// Exit status: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: the service or the network failed, or a local file could not be written.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status: usage or configuration error (clap uses it too).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: authentication failed.
+pub const EXIT_AUTH: u8 = 3;
+/// Exit status: the service answered 404.
+pub const EXIT_NOT_FOUND: u8 = 4;
+/// Exit status: `sessions wait` saw the session end without the customer completing it.
+pub const EXIT_SESSION_ENDED: u8 = 5;
+/// Exit status: `sessions wait` timed out.
+pub const EXIT_WAIT_TIMED_OUT: u8 = 6;
+/// Exit status: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// A failed command.
+#[derive(Debug)]
+pub enum Failure {
+    /// The client failed (service, network, authentication, configuration...).
+    Client {
+        /// The client's error.
+        error: Error,
+        /// Whether any credentials were configured (to hint at the cause of a 401).
+        had_credentials: bool,
+    },
+    /// The command line or the configuration is unusable.
+    Usage(String),
+    /// Something local failed (a file could not be written, ...).
+    Local(String),
+    /// The session ended without the customer completing it (`sessions wait`).
+    SessionEnded(String),
+    /// Some items of a stream could not be read (already reported on stderr one by one).
+    Partial(String),
+    /// stdout was closed by its reader (`| head`): not an error, stop quietly.
+    BrokenPipe,
+    /// Ctrl-C.
+    Interrupted,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::Client {
+            error,
+            had_credentials: true,
+        }
+    }
+}
+
+impl Failure {
+    /// A write to stdout failed.
+    pub fn output(error: std::io::Error) -> Failure {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Local(format!("cannot write to standard output: {error}"))
+        }
+    }
+
+    /// The exit status.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Failure::Client { error, .. } => client_exit_status(error),
+            Failure::Usage(_) => EXIT_USAGE,
+            Failure::Local(_) | Failure::Partial(_) => EXIT_FAILURE,
+            Failure::SessionEnded(_) => EXIT_SESSION_ENDED,
+            Failure::BrokenPipe => EXIT_OK,
+            Failure::Interrupted => EXIT_INTERRUPTED,
+        }
+    }
+
+    /// The message for stderr (`None`: say nothing). Never contains a secret: the client's
+    /// errors never do, and nothing else here quotes a credential.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Failure::Client {
+                error,
+                had_credentials,
+            } => {
+                let mut text = match error {
+                    Error::Api(api) => api_message(api),
+                    other => other.to_string(),
+                };
+                if !had_credentials && client_exit_status(error) == EXIT_AUTH {
+                    text.push_str(
+                        "\nhint: no credentials are configured: set CREDITDATA_TOKEN_URL (or CREDITDATA_ISSUER), CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET, or CREDITDATA_TOKEN (see creditdata --help)",
+                    );
+                }
+                Some(text)
+            }
+            Failure::Usage(text)
+            | Failure::Local(text)
+            | Failure::SessionEnded(text)
+            | Failure::Partial(text) => Some(text.clone()),
+            Failure::BrokenPipe => None,
+            Failure::Interrupted => Some("interrupted".to_string()),
+        }
+    }
+
+    /// Prints the message (if any) on stderr and returns the exit code.
+    pub fn report(self) -> ExitCode {
+        if let Some(message) = self.message() {
+            crate::output::note(&format!("error: {message}"));
+        }
+        ExitCode::from(self.exit_status())
+    }
+}
+
+/// The exit status of a client error.
+pub fn client_exit_status(error: &Error) -> u8 {
+    match error {
+        Error::Auth { .. } => EXIT_AUTH,
+        Error::Api(api) => match api.status.as_u16() {
+            401 => EXIT_AUTH,
+            404 => EXIT_NOT_FOUND,
+            _ => EXIT_FAILURE,
+        },
+        Error::Config(_) | Error::InvalidRequest { .. } => EXIT_USAGE,
+        Error::WaitTimedOut { .. } => EXIT_WAIT_TIMED_OUT,
+        _ => EXIT_FAILURE,
+    }
+}
+
+/// An API error with its validation failures one per line (the client's `Display` puts them on
+/// one line, separated by `;`).
+fn api_message(api: &ApiError) -> String {
+    let Some(errors) = api.validation_errors().filter(|e| !e.is_empty()) else {
+        return api.to_string();
+    };
+    let mut text = format!(
+        "{}: the service answered {}",
+        api.operation.unwrap_or("request"),
+        api.status
+    );
+    if let Some(problem) = &api.problem {
+        for part in [&problem.title, &problem.detail].into_iter().flatten() {
+            if !part.trim().is_empty() {
+                let _ = write!(text, ": {}", clean(part));
+            }
+        }
+    }
+    for (field, messages) in errors {
+        for message in messages {
+            let _ = write!(text, "\n  {}: {}", clean(field), clean(message));
+        }
+        if messages.is_empty() {
+            let _ = write!(text, "\n  {}: (no message)", clean(field));
+        }
+    }
+    text
+}
+
+/// Server text without control characters (no terminal escape sequences from a response).
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::StatusCode;
+    use reqwest::header::HeaderMap;
+
+    fn api(status: u16, body: &str) -> Error {
+        Error::Api(Box::new(ApiError::new(
+            Some("CreateSession"),
+            StatusCode::from_u16(status).unwrap(),
+            HeaderMap::new(),
+            body.as_bytes().to_vec().into(),
+        )))
+    }
+
+    #[test]
+    fn statuses_map_to_exit_codes() {
+        assert_eq!(client_exit_status(&api(404, "")), EXIT_NOT_FOUND);
+        assert_eq!(client_exit_status(&api(401, "")), EXIT_AUTH);
+        assert_eq!(client_exit_status(&api(500, "")), EXIT_FAILURE);
+        assert_eq!(client_exit_status(&Error::Config("x".into())), EXIT_USAGE);
+    }
+
+    #[test]
+    fn validation_errors_are_listed_field_by_field() {
+        let failure = Failure::from(api(
+            400,
+            r#"{"title":"One or more validation errors occurred.","status":400,
+                "errors":{"subjectEmail":["not an e-mail \u001b[31maddress"],"queryParameters":["required","at least one"]}}"#,
+        ));
+        let text = failure.message().unwrap();
+        assert!(
+            text.starts_with("CreateSession: the service answered 400 Bad Request: One or more"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  queryParameters: required\n  queryParameters: at least one"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  subjectEmail: not an e-mail  [31maddress"),
+            "{text}"
+        );
+        assert_eq!(failure.exit_status(), EXIT_FAILURE);
+    }
+}

@@ -1,0 +1,91 @@
+//! `creditdata`: the consumer credit-data service from a shell (see `creditdata --help` and
+//! `cli/README.md`).
+
+mod cli;
+mod datasets;
+mod download;
+mod failure;
+mod operations;
+mod output;
+mod query;
+mod sessions;
+mod settings;
+mod table;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::failure::Failure;
+use crate::output::Output;
+
+fn main() -> ExitCode {
+    // Usage errors exit 2 (clap's own status); --help and --version exit 0.
+    let cli = Cli::parse();
+    init_tracing(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            return Failure::Local(format!("cannot start the async runtime: {error}")).report();
+        }
+    };
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            outcome = run(cli) => outcome,
+            // Dropping the command's future removes a download's temporary file.
+            _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted),
+        }
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}
+
+/// Tracing to stderr: `RUST_LOG` if set, else by `-v` count (warnings only without it).
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => EnvFilter::new(spec),
+        _ => EnvFilter::new(match verbose {
+            0 => "warn",
+            1 => "warn,creditdata_client=info,creditdata=info",
+            2 => "warn,creditdata_client=debug,creditdata=debug",
+            _ => "info,creditdata_client=trace,creditdata=trace",
+        }),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+async fn run(cli: Cli) -> Result<(), Failure> {
+    let out = Output::new(cli.global.output);
+    if let Command::Operations = cli.command {
+        return operations::run(out);
+    }
+    let connection = settings::connect(&cli.global)?;
+    let client = &connection.client;
+    let outcome = match cli.command {
+        Command::Sessions(command) => sessions::run(client, out, command).await,
+        Command::Datasets(command) => datasets::run(client, out, command).await,
+        Command::Download(command) => download::run(client, out, command).await,
+        Command::Statement(command) => download::statement(client, out, command).await,
+        Command::Packages => datasets::packages(client, out).await,
+        Command::Operations => operations::run(out),
+    };
+    outcome.map_err(|failure| match failure {
+        Failure::Client { error, .. } => Failure::Client {
+            error,
+            had_credentials: connection.has_credentials,
+        },
+        other => other,
+    })
+}

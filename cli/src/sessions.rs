@@ -1,0 +1,231 @@
+//! `creditdata sessions ...`
+
+use creditdata_client::Client;
+use creditdata_client::operation::OperationExt;
+use creditdata_client::paging::SessionFilter;
+use creditdata_client::types::{
+    CreateSessionRequest, CustomerProgressStatus, Session, UpdateSessionRequest,
+};
+use creditdata_client::wait::WaitOptions;
+use futures::TryStreamExt;
+
+use crate::cli::{ListArgs, SessionsCommand};
+use crate::failure::Failure;
+use crate::output::{Output, to_value};
+use crate::query::QuerySpec;
+use crate::table::{StreamingTable, pairs};
+
+/// Runs a `sessions` command.
+pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Result<(), Failure> {
+    match command {
+        SessionsCommand::List(args) => list(client, out, args).await,
+        SessionsCommand::Get { id } => {
+            let session = client.get_session().session_id(id).call().await?;
+            show_session(out, &session)
+        }
+        SessionsCommand::Create { email, queries } => {
+            let body = CreateSessionRequest {
+                subject_email: email.trim().to_string(),
+                query_parameters: queries.iter().map(QuerySpec::to_input).collect(),
+            };
+            let session = client.create_session().body(body).call().await?;
+            show_session(out, &session)
+        }
+        SessionsCommand::Update { id, queries } => {
+            let body = UpdateSessionRequest {
+                query_parameters: queries.iter().map(QuerySpec::to_input).collect(),
+            };
+            let session = client
+                .update_session()
+                .session_id(id)
+                .body(body)
+                .call()
+                .await?;
+            show_session(out, &session)
+        }
+        SessionsCommand::Extend { id } => {
+            let session = client
+                .extend_customer_input_deadline()
+                .session_id(id)
+                .call()
+                .await?;
+            show_session(out, &session)
+        }
+        SessionsCommand::Resend { id } => {
+            let answer = client
+                .resend_customer_notification()
+                .session_id(id)
+                .call()
+                .await?;
+            out.value(&answer)
+        }
+        SessionsCommand::Requirements { id } => {
+            let answer = client
+                .get_input_requirements()
+                .session_id(id)
+                .call()
+                .await?;
+            out.value(&to_value(&answer)?)
+        }
+        SessionsCommand::Wait {
+            id,
+            timeout,
+            interval,
+            max_interval,
+        } => {
+            let options = WaitOptions::default()
+                .timeout(timeout)
+                .initial_interval(interval)
+                .max_interval(max_interval.max(interval));
+            let session = client.wait_for_customer(id, options).await?;
+            show_session(out, &session)?;
+            match &session.customer_progress_status {
+                CustomerProgressStatus::CompletedByCustomer => Ok(()),
+                other => Err(Failure::SessionEnded(format!(
+                    "session {id} ended {other} without the customer completing it{}",
+                    match other {
+                        CustomerProgressStatus::Expired =>
+                            "; `creditdata sessions extend` can give the customer more time",
+                        _ => "",
+                    }
+                ))),
+            }
+        }
+    }
+}
+
+/// Widths of the session list's columns: id, created, e-mail, status, query.
+const LIST_WIDTHS: [usize; 5] = [36, 16, 32, 21, 0];
+
+async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failure> {
+    let mut filter = SessionFilter::new();
+    if let Some(v) = args.email {
+        filter = filter.subject_email(v);
+    }
+    if let Some(v) = args.name {
+        filter = filter.subject_full_name(v);
+    }
+    if let Some(v) = args.country {
+        filter = filter.country_code(v.trim().to_ascii_uppercase());
+    }
+    if let Some(v) = args.from {
+        filter = filter.created_from(v);
+    }
+    if let Some(v) = args.to {
+        filter = filter.created_to(v);
+    }
+    if let Some(v) = args.status {
+        filter = filter.status(v.into());
+    }
+    if let Some(v) = args.created_by {
+        filter = filter.created_by_name(v);
+    }
+    if let Some(v) = args.unit {
+        filter = filter.organizational_unit_name(v);
+    }
+    let mut page_size = args.page_size.unwrap_or(filter.get_page_size());
+    if let Some(limit) = args.limit {
+        if limit == 0 {
+            return Ok(());
+        }
+        // No point in asking for more than will be shown.
+        page_size = page_size.min(u32::try_from(limit).unwrap_or(u32::MAX));
+    }
+    filter = filter.page_size(page_size);
+
+    let table = StreamingTable::new(LIST_WIDTHS.to_vec());
+    let mut printed: u64 = 0;
+    let mut sessions = std::pin::pin!(client.sessions(filter));
+    while let Some(session) = sessions.try_next().await? {
+        if out.is_json() {
+            out.json_line(&session)?;
+        } else {
+            if printed == 0 {
+                out.text(&table.line(["ID", "CREATED (UTC)", "E-MAIL", "STATUS", "QUERY"]))?;
+            }
+            out.text(&table.line([
+                session.id.to_string(),
+                session.created_at_utc.format("%Y-%m-%d %H:%M").to_string(),
+                session.subject_email.clone().unwrap_or_default(),
+                session.customer_progress_status.to_string(),
+                query_text(&session),
+            ]))?;
+        }
+        printed += 1;
+        if args.limit.is_some_and(|limit| printed >= limit) {
+            break;
+        }
+    }
+    if printed == 0 && !out.is_json() {
+        crate::output::note("no sessions match");
+    }
+    Ok(())
+}
+
+/// `GBR:CREDIT_HISTORY,SCORE DEU:SCORE`: the session's query in `--query` syntax.
+fn query_text(session: &Session) -> String {
+    session
+        .query_parameters
+        .iter()
+        .flatten()
+        .map(|q| {
+            let packages: Vec<String> = q
+                .data_packages
+                .iter()
+                .flatten()
+                .map(ToString::to_string)
+                .collect();
+            format!(
+                "{}:{}",
+                q.country_code.as_deref().unwrap_or("?"),
+                packages.join(",")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn time(value: Option<chrono::DateTime<chrono::Utc>>) -> String {
+    value
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+        .unwrap_or_else(|| "-".to_string())
+}
+
+/// One session: the JSON document, or its fields as lines.
+pub fn show_session(out: Output, session: &Session) -> Result<(), Failure> {
+    if out.is_json() {
+        return out.document(session);
+    }
+    let text = pairs([
+        ("id", session.id.to_string()),
+        ("status", session.customer_progress_status.to_string()),
+        (
+            "subject e-mail",
+            session.subject_email.clone().unwrap_or_default(),
+        ),
+        (
+            "subject name",
+            session.subject_full_name.clone().unwrap_or_default(),
+        ),
+        ("query", query_text(session)),
+        ("created", time(Some(session.created_at_utc))),
+        (
+            "created by",
+            session.created_by_name.clone().unwrap_or_default(),
+        ),
+        (
+            "unit",
+            session.organizational_unit_name.clone().unwrap_or_default(),
+        ),
+        ("input deadline", time(session.customer_input_deadline_utc)),
+        (
+            "extendable until",
+            time(session.customer_input_deadline_extendable_until_utc),
+        ),
+        (
+            "upgradable until",
+            time(session.data_package_upgradable_until_utc),
+        ),
+    ]);
+    out.text(&text)
+}

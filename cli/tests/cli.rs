@@ -1,0 +1,544 @@
+//! The `creditdata` binary against an in-process mock of the service (loopback only).
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use creditdata_mock::{MockConfig, MockServer};
+use serde_json::Value;
+
+/// A mock whose providers answer at once and never fail, so datasets are complete as soon as
+/// the customer has given consent.
+async fn mock() -> MockServer {
+    MockServer::start(MockConfig {
+        provider_delay: Duration::ZERO,
+        provider_error_one_in: 0,
+        ..MockConfig::default()
+    })
+    .await
+    .expect("the mock starts")
+}
+
+/// Runs `creditdata` with `args` in `dir`, with exactly these `CREDITDATA_*` variables.
+async fn creditdata(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_creditdata"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CREDITDATA_") || name == "RUST_LOG" {
+            command.env_remove(name);
+        }
+    }
+    command
+        .envs(vars.iter().copied())
+        .args(args)
+        .current_dir(dir)
+        .kill_on_drop(true);
+    command.output().await.expect("the binary runs")
+}
+
+/// The mock's address and credentials, as a user exports them.
+fn mock_vars(mock: &MockServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("CREDITDATA_BASE_URL", mock.base_url().to_string()),
+        ("CREDITDATA_TOKEN_URL", mock.token_url()),
+        ("CREDITDATA_CLIENT_ID", mock.client_id().to_string()),
+        ("CREDITDATA_CLIENT_SECRET", mock.client_secret().to_string()),
+    ]
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", self.stdout))
+    }
+
+    fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"))
+            })
+            .collect()
+    }
+
+    fn ok(self) -> Self {
+        assert_eq!(
+            self.status, 0,
+            "stdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+struct Shell {
+    dir: tempfile::TempDir,
+    vars: Vec<(&'static str, String)>,
+}
+
+impl Shell {
+    fn new(mock: &MockServer) -> Self {
+        Shell {
+            dir: tempfile::tempdir().unwrap(),
+            vars: mock_vars(mock),
+        }
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        self.run_with(&[], args).await
+    }
+
+    /// Runs with the mock's variables, overridden or extended by `extra`.
+    async fn run_with(&self, extra: &[(&str, &str)], args: &[&str]) -> Run {
+        let mut vars: Vec<(&str, &str)> = self
+            .vars
+            .iter()
+            .filter(|(name, _)| !extra.iter().any(|(n, _)| n == name))
+            .map(|(n, v)| (*n, v.as_str()))
+            .collect();
+        vars.extend_from_slice(extra);
+        let output = creditdata(self.dir.path(), &vars, args).await;
+        Run {
+            status: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+async fn control(mock: &MockServer, id: &str, action: &str) {
+    let url = format!("{}/_mock/sessions/{id}/{action}", mock.base_url());
+    let response = reqwest::Client::new().post(&url).send().await.unwrap();
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
+}
+
+#[tokio::test]
+async fn a_session_from_creation_to_its_files() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+
+    // Create, with package names in every accepted spelling.
+    let created = sh
+        .run(&[
+            "sessions",
+            "create",
+            "--email",
+            "jane.doe@example.com",
+            "--query",
+            "gbr:credit-history,Score,bank_account_categorization,IDENTIFICATION",
+        ])
+        .await
+        .ok()
+        .json();
+    let id = created["id"].as_str().expect("an id").to_string();
+    assert_eq!(created["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    assert_eq!(
+        created["queryParameters"][0]["dataPackages"],
+        serde_json::json!([
+            "CREDIT_HISTORY",
+            "SCORE",
+            "BANK_ACCOUNT_CATEGORIZATION",
+            "IDENTIFICATION"
+        ])
+    );
+
+    let got = sh.run(&["sessions", "get", &id]).await.ok().json();
+    assert_eq!(got["subjectEmail"], "jane.doe@example.com");
+
+    // The list streams JSON Lines, one session per line, across pages.
+    sh.run(&[
+        "sessions",
+        "create",
+        "--email",
+        "john@example.com",
+        "-q",
+        "DEU:SCORE",
+    ])
+    .await
+    .ok();
+    let listed = sh
+        .run(&["sessions", "list", "--page-size", "1"])
+        .await
+        .ok()
+        .json_lines();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(listed.iter().any(|s| s["id"] == id.as_str()));
+    let filtered = sh
+        .run(&[
+            "sessions",
+            "list",
+            "--email",
+            "jane.doe",
+            "--status",
+            "waiting-for-customer",
+        ])
+        .await
+        .ok()
+        .json_lines();
+    assert_eq!(filtered.len(), 1);
+    let limited = sh.run(&["sessions", "list", "--limit", "1"]).await.ok();
+    assert_eq!(limited.json_lines().len(), 1);
+
+    // The customer completes; the wait ends at once.
+    control(&mock, &id, "complete").await;
+    let waited = sh
+        .run(&[
+            "sessions",
+            "wait",
+            &id,
+            "--timeout",
+            "1m",
+            "--interval",
+            "100ms",
+        ])
+        .await
+        .ok()
+        .json();
+    assert_eq!(waited["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
+
+    let scores = sh
+        .run(&["datasets", "get", &id, "scores"])
+        .await
+        .ok()
+        .json();
+    assert!(
+        !scores["scores"].as_array().expect("scores").is_empty(),
+        "{scores}"
+    );
+    let deprecated = sh
+        .run(&["datasets", "get", &id, "categorizations"])
+        .await
+        .ok();
+    assert!(
+        deprecated.stderr.contains("deprecated"),
+        "{}",
+        deprecated.stderr
+    );
+
+    let all = sh.run(&["datasets", "all", &id]).await.ok().json();
+    let names: Vec<&str> = all
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for name in [
+        "person-details",
+        "scores",
+        "account-statements",
+        "categorizations-summary",
+        "identity-verifications",
+        "source-files",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    assert!(
+        !names.contains(&"categorizations"),
+        "deprecated dataset in `all` by default"
+    );
+
+    // The PDF report, under the server's file name, in the current directory.
+    let saved = sh.run(&["download", "pdf", &id]).await.ok().json();
+    let path = sh.dir.path().join(saved["path"].as_str().expect("a path"));
+    let bytes = std::fs::read(&path).expect("the report was written");
+    assert!(bytes.starts_with(b"%PDF-"), "not a PDF");
+    assert_eq!(saved["bytes"], bytes.len() as u64);
+    assert_eq!(saved["contentType"], "application/pdf");
+    // It is not replaced without --force.
+    let again = sh.run(&["download", "pdf", &id]).await;
+    assert_eq!(again.status, 1, "{}", again.stderr);
+    assert!(again.stderr.contains("--force"), "{}", again.stderr);
+    sh.run(&["download", "pdf", &id, "--force", "-o", "report.pdf"])
+        .await
+        .ok();
+    assert!(sh.dir.path().join("report.pdf").is_file());
+
+    // The statement's rows, keyed by the TSV header.
+    let statements = sh
+        .run(&["datasets", "get", &id, "account-statements"])
+        .await
+        .ok()
+        .json();
+    let statement_id = statements["accountStatements"][0]["id"]
+        .as_str()
+        .expect("a statement")
+        .to_string();
+    let rows = sh
+        .run(&["statement", "rows", &id, &statement_id])
+        .await
+        .ok()
+        .json_lines();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .all(|r| r.as_object().is_some_and(|o| o.len() > 1))
+    );
+    let table = sh
+        .run(&["statement", "rows", &id, &statement_id, "--output", "table"])
+        .await
+        .ok();
+    assert_eq!(
+        table.stdout.lines().count(),
+        rows.len() + 1,
+        "header plus one line per row"
+    );
+
+    // A source file, decoded, to stdout.
+    let files = sh
+        .run(&["datasets", "get", &id, "source-files"])
+        .await
+        .ok()
+        .json();
+    let file_id = files[0]["id"].as_str().expect("a source file").to_string();
+    let decoded = sh
+        .run(&["download", "source-file", &id, &file_id, "-o", "-"])
+        .await
+        .ok();
+    assert_eq!(
+        Some(decoded.stdout.len() as u64),
+        files[0]["sizeInBytes"].as_u64()
+    );
+
+    // People get tables.
+    let shown = sh
+        .run(&["sessions", "get", &id, "--output", "table"])
+        .await
+        .ok();
+    assert!(
+        shown.stdout.contains("COMPLETED_BY_CUSTOMER"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("GBR:CREDIT_HISTORY,SCORE"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[tokio::test]
+async fn usage_errors_exit_2_and_say_what_is_valid() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let bad = sh
+        .run(&[
+            "sessions",
+            "create",
+            "--email",
+            "a@example.com",
+            "-q",
+            "GBR:SCORES",
+        ])
+        .await;
+    assert_eq!(bad.status, 2, "{}", bad.stderr);
+    for name in [
+        "CREDIT_HISTORY",
+        "SCORE",
+        "BANK_ACCOUNT_CATEGORIZATION",
+        "IDENTIFICATION",
+    ] {
+        assert!(
+            bad.stderr.contains(name),
+            "{name} not listed: {}",
+            bad.stderr
+        );
+    }
+    assert!(bad.stdout.is_empty());
+
+    let bad_id = sh.run(&["sessions", "get", "not-a-uuid"]).await;
+    assert_eq!(bad_id.status, 2, "{}", bad_id.stderr);
+
+    // A secret is never an option value.
+    let secret_flag = sh.run(&["--client-secret", "x", "sessions", "list"]).await;
+    assert_eq!(secret_flag.status, 2, "{}", secret_flag.stderr);
+
+    let bad_env = sh
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", ""),
+                ("CREDITDATA_ENVIRONMENT", "staging"),
+            ],
+            &["sessions", "list"],
+        )
+        .await;
+    assert_eq!(bad_env.status, 2, "{}", bad_env.stderr);
+    assert!(
+        bad_env.stderr.contains("unknown environment"),
+        "{}",
+        bad_env.stderr
+    );
+
+    let missing_secret = sh
+        .run(&["--client-secret-file", "no-such-file", "sessions", "list"])
+        .await;
+    assert_eq!(missing_secret.status, 2, "{}", missing_secret.stderr);
+}
+
+#[tokio::test]
+async fn bad_credentials_exit_3_without_showing_the_secret() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let wrong = sh
+        .run_with(
+            &[("CREDITDATA_CLIENT_SECRET", "wrong-secret-value")],
+            &["sessions", "list", "-vv"],
+        )
+        .await;
+    assert_eq!(wrong.status, 3, "{}", wrong.stderr);
+    assert!(wrong.stderr.contains("invalid_client"), "{}", wrong.stderr);
+    assert!(
+        !wrong.stderr.contains("wrong-secret-value"),
+        "{}",
+        wrong.stderr
+    );
+    assert!(!wrong.stdout.contains("wrong-secret-value"));
+
+    // A secret read from a file is used (and not shown either).
+    std::fs::write(
+        sh.dir.path().join("secret"),
+        format!("{}\n", mock.client_secret()),
+    )
+    .unwrap();
+    sh.run_with(
+        &[("CREDITDATA_CLIENT_SECRET", "wrong-secret-value")],
+        &["--client-secret-file", "secret", "sessions", "list"],
+    )
+    .await
+    .ok();
+
+    let refused_token = sh
+        .run_with(&[("CREDITDATA_TOKEN", "not-a-jwt")], &["packages"])
+        .await;
+    assert_eq!(refused_token.status, 3, "{}", refused_token.stderr);
+}
+
+#[tokio::test]
+async fn an_unknown_session_exits_4() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let missing = sh
+        .run(&["sessions", "get", "00000000-0000-0000-0000-000000000000"])
+        .await;
+    assert_eq!(missing.status, 4, "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("GetSession"),
+        "names the operation: {}",
+        missing.stderr
+    );
+    let missing = sh
+        .run(&["download", "pdf", "00000000-0000-0000-0000-000000000000"])
+        .await;
+    assert_eq!(missing.status, 4, "{}", missing.stderr);
+    assert_eq!(
+        std::fs::read_dir(sh.dir.path()).unwrap().count(),
+        0,
+        "no file left behind"
+    );
+}
+
+#[tokio::test]
+async fn validation_failures_are_listed_field_by_field() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let refused = sh
+        .run(&[
+            "sessions",
+            "create",
+            "--email",
+            "not-an-address",
+            "-q",
+            "GBR:SCORE",
+        ])
+        .await;
+    assert_eq!(refused.status, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("CreateSession"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .lines()
+            .any(|l| l.trim_start().starts_with("subjectEmail:")),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_wait_that_does_not_end_in_completion_fails() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let id = |run: Run| run.ok().json()["id"].as_str().unwrap().to_string();
+    let expiring = id(sh
+        .run(&[
+            "sessions",
+            "create",
+            "--email",
+            "a@example.com",
+            "-q",
+            "EST:SCORE",
+        ])
+        .await);
+    let waiting = id(sh
+        .run(&[
+            "sessions",
+            "create",
+            "--email",
+            "b@example.com",
+            "-q",
+            "EST:SCORE",
+        ])
+        .await);
+
+    control(&mock, &expiring, "expire").await;
+    let expired = sh.run(&["sessions", "wait", &expiring]).await;
+    assert_eq!(expired.status, 5, "{}", expired.stderr);
+    assert!(expired.stderr.contains("EXPIRED"), "{}", expired.stderr);
+
+    let timed_out = sh
+        .run(&[
+            "sessions",
+            "wait",
+            &waiting,
+            "--timeout",
+            "300ms",
+            "--interval",
+            "100ms",
+        ])
+        .await;
+    assert_eq!(timed_out.status, 6, "{}", timed_out.stderr);
+    assert!(
+        timed_out.stderr.contains("WAITING_FOR_CUSTOMER"),
+        "{}",
+        timed_out.stderr
+    );
+}
+
+#[tokio::test]
+async fn operations_need_no_network_or_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = creditdata(dir.path(), &[], &["operations"]).await;
+    assert_eq!(output.status.code(), Some(0));
+    let list: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), creditdata_client::operations::ALL.len());
+    assert!(
+        list.iter().all(|op| op["command"].is_string()),
+        "every operation has a command"
+    );
+    let deprecated: Vec<&Value> = list.iter().filter(|op| op["deprecated"] == true).collect();
+    assert_eq!(deprecated.len(), 1);
+    assert_eq!(deprecated[0]["operationId"], "GetCategorizations");
+}
