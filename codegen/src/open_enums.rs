@@ -557,7 +557,55 @@ pub fn open_response_enums(file: &mut syn::File, plan: &OpenEnumPlan) -> Result<
         let extra = open_enum(item);
         types.extend(extra);
     }
+    let lists: Vec<syn::Item> = types
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Enum(e) => {
+                value_list(e, plan.open.iter().any(|s| e.ident == rust_type_name(s)))
+            }
+            _ => None,
+        })
+        .collect();
+    types.extend(lists);
     Ok(())
+}
+
+/// `ALL` (a strict enum's every value) or `KNOWN` (an open enum's listed values), so callers can
+/// offer the choices without repeating them, e.g. in a command line's help.
+fn value_list(item: &syn::ItemEnum, open: bool) -> Option<syn::Item> {
+    let listed = if open {
+        item.variants.len().checked_sub(1)?
+    } else {
+        item.variants.len()
+    };
+    let units: Vec<&syn::Ident> = item
+        .variants
+        .iter()
+        .take(listed)
+        .filter(|v| matches!(v.fields, syn::Fields::Unit))
+        .map(|v| &v.ident)
+        .collect();
+    if units.len() != listed || listed == 0 {
+        return None;
+    }
+    let name = &item.ident;
+    let (constant, doc) = if open {
+        (
+            format_ident!("KNOWN"),
+            " Every value the API description lists, in its order.",
+        )
+    } else {
+        (
+            format_ident!("ALL"),
+            " Every value, in the order of the API description.",
+        )
+    };
+    Some(syn::parse_quote! {
+        impl #name {
+            #[doc = #doc]
+            pub const #constant: [Self; #listed] = [#(Self::#units),*];
+        }
+    })
 }
 
 fn is_conversion_impl_for(item: &syn::Item, rust_name: &str) -> bool {
@@ -833,6 +881,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("pub fn keep_me"), "{text}");
+        assert!(
+            text.contains("pub const KNOWN: [Self; 2usize] = [Self::AOne, Self::Unrecognized];"),
+            "{text}"
+        );
         assert!(!text.contains("todo!()"), "{text}");
         assert!(!text.contains("TryFrom<&str>"), "{text}");
     }

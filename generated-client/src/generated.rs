@@ -7447,6 +7447,135 @@ pub mod types {
             Self::from(value.as_str())
         }
     }
+    impl AttachmentType {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 5usize] = [
+            Self::Unknown,
+            Self::Mandate,
+            Self::AddressProof,
+            Self::IdentificationNumberProof,
+            Self::OriginalCreditReport,
+        ];
+    }
+    impl CategorizationSummaryStatus {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 10usize] = [
+            Self::Unknown,
+            Self::Success,
+            Self::Error,
+            Self::Forbidden,
+            Self::UnsupportedCountry,
+            Self::WaitingForCustomer,
+            Self::WaitingForProvider,
+            Self::PackageUpgradeRequired,
+            Self::IdTaxOnly,
+            Self::SomeDataMissing,
+        ];
+    }
+    impl ContractType {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 9usize] = [
+            Self::Unknown,
+            Self::UnsecuredLoan,
+            Self::SecuredLoan,
+            Self::CoBorrowerLoan,
+            Self::CreditCard,
+            Self::Leasing,
+            Self::MortgageLoan,
+            Self::Overdraft,
+            Self::Other,
+        ];
+    }
+    impl CreditorSector {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 7usize] = [
+            Self::Unknown,
+            Self::Finance,
+            Self::Telecom,
+            Self::CourtAuthority,
+            Self::Other,
+            Self::Public,
+            Self::Private,
+        ];
+    }
+    impl CustomerProgressStatus {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 4usize] = [
+            Self::DeliveryFailed,
+            Self::WaitingForCustomer,
+            Self::CompletedByCustomer,
+            Self::Expired,
+        ];
+    }
+    impl CustomerProgressStatusInput {
+        /// Every value, in the order of the API description.
+        pub const ALL: [Self; 4usize] = [
+            Self::DeliveryFailed,
+            Self::WaitingForCustomer,
+            Self::CompletedByCustomer,
+            Self::Expired,
+        ];
+    }
+    impl DataPackage {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 4usize] = [
+            Self::CreditHistory,
+            Self::Score,
+            Self::BankAccountCategorization,
+            Self::Identification,
+        ];
+    }
+    impl DataPackageInput {
+        /// Every value, in the order of the API description.
+        pub const ALL: [Self; 4usize] = [
+            Self::CreditHistory,
+            Self::Score,
+            Self::BankAccountCategorization,
+            Self::Identification,
+        ];
+    }
+    impl LegalEntityRelationType {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 1usize] = [Self::Unknown];
+    }
+    impl ScoreType {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 4usize] = [
+            Self::Unknown,
+            Self::RiskScoreV1,
+            Self::FicoScore,
+            Self::ProbabilityOfDefault,
+        ];
+    }
+    impl ScoreUnavailableReason {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 10usize] = [
+            Self::Unknown,
+            Self::Deceased,
+            Self::UnsettledObligations,
+            Self::Bankruptcy,
+            Self::DebtsSettledWithAgreement,
+            Self::InfoMissing,
+            Self::Underage,
+            Self::PersonNotFound,
+            Self::OtherRestrictionsOrLimitations,
+            Self::Error,
+        ];
+    }
+    impl SourceStatus {
+        /// Every value the API description lists, in its order.
+        pub const KNOWN: [Self; 9usize] = [
+            Self::Unknown,
+            Self::Success,
+            Self::Error,
+            Self::Forbidden,
+            Self::UnsupportedCountry,
+            Self::WaitingForCustomer,
+            Self::WaitingForProvider,
+            Self::PackageUpgradeRequired,
+            Self::IdTaxOnly,
+        ];
+    }
 }
 #[derive(Clone, Debug)]
 /**Client for Consumer API
