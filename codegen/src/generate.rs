@@ -75,14 +75,7 @@ pub fn generate(
             message: e.inner().to_string(),
         })?;
 
-    let mut settings = progenitor::GenerationSettings::new();
-    settings
-        .with_interface(progenitor::InterfaceStyle::Builder)
-        .with_tag(progenitor::TagStyle::Merged)
-        .with_hooks(progenitor::HooksMode::Expected)
-        .with_inner_type(INNER_TYPE.parse::<TokenStream>().expect("a valid path"))
-        .with_derive("PartialEq")
-        .with_map_type("::std::collections::BTreeMap");
+    let settings = settings();
     let tokens = catch_panic(|| progenitor::Generator::new(&settings).generate_tokens(&spec))
         .map_err(GenerateError::Panicked)?
         .map_err(|e| GenerateError::Progenitor(e.to_string()))?;
@@ -98,6 +91,21 @@ pub fn generate(
 
     let code = format!("{header}\n{}", prettyplease::unparse(&file));
     Ok(Generated { code, surface })
+}
+
+/// The progenitor settings of this project: builder interface, one `Client` (merged tags), our
+/// `ClientHooks` expected, `PartialEq` on every type, ordered maps. Preflight judges documents
+/// with the same settings.
+pub fn settings() -> progenitor::GenerationSettings {
+    let mut settings = progenitor::GenerationSettings::new();
+    settings
+        .with_interface(progenitor::InterfaceStyle::Builder)
+        .with_tag(progenitor::TagStyle::Merged)
+        .with_hooks(progenitor::HooksMode::Expected)
+        .with_inner_type(INNER_TYPE.parse::<TokenStream>().expect("a valid path"))
+        .with_derive("PartialEq")
+        .with_map_type("::std::collections::BTreeMap");
+    settings
 }
 
 /// Runs `f`, turning a panic into its message. The default hook would print the panic to stderr

@@ -156,13 +156,25 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
 
     let plan = open_enums::prepare(&mut effective)?;
 
-    let report = preflight::preflight(&effective);
+    let report = preflight::preflight_static(&effective);
     if !report.is_clean() {
         return Err(PipelineError::Preflight { report });
     }
 
     let header = header(inputs, &overlays, &effective)?;
-    let generated = generate::generate(&effective, &plan, &header)?;
+    let generated = match generate::generate(&effective, &plan, &header) {
+        Ok(generated) => generated,
+        // A failure the static checks did not foresee: narrow it down to a node and its fix.
+        Err(error @ (GenerateError::Panicked(_) | GenerateError::Progenitor(_))) => {
+            let report = preflight::locate_generator_failure(&effective);
+            return Err(if report.is_clean() {
+                PipelineError::Generate(error)
+            } else {
+                PipelineError::Preflight { report }
+            });
+        }
+        Err(error) => return Err(error.into()),
+    };
     Ok(Outputs {
         effective,
         plan,

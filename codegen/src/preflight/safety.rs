@@ -2,9 +2,6 @@
 //! progenitor's and typify's source, but typify has many corners; if progenitor still fails,
 //! this says so, narrowed down to the operation or component schema that makes it fail.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
-
 use serde_json::{Map, Value, json};
 
 use super::loc::Loc;
@@ -126,7 +123,9 @@ fn generate(doc: &Value, settings: &progenitor::GenerationSettings) -> Option<St
         Ok(spec) => spec,
         Err(e) => return Some(format!("openapiv3 cannot read it: {e}")),
     };
-    match quietly(|| progenitor::Generator::new(settings).generate_tokens(&spec)) {
+    match crate::generate::catch_panic(|| {
+        progenitor::Generator::new(settings).generate_tokens(&spec)
+    }) {
         Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(format!(
             "it returns the error `{}`",
@@ -148,22 +147,4 @@ fn shorten(message: &str) -> String {
         out.push_str(" ...");
     }
     out
-}
-
-/// Runs `f`, turning a panic into its message, without the default hook printing it as if the
-/// program crashed. The hook is process-wide, hence the lock.
-fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    static HOOK: Mutex<()> = Mutex::new(());
-    let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(previous);
-    result.map_err(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "a panic without a message".into())
-    })
 }
