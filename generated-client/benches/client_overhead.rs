@@ -11,16 +11,18 @@
 //! `types::Session`. The generated side adds what the runtime does on every call: the
 //! operation's span, the retry loop, the token header, reading the body inside the hook and the
 //! error capture. The server is a minimal HTTP/1.1 responder on its own thread, so that the
-//! client's cost dominates. Each iteration runs `N` calls concurrently and waits for all of
-//! them; criterion reports time per iteration and, through `Throughput::Elements(N)`, calls per
-//! second.
+//! client's cost dominates; the clients share one current-thread runtime. Each iteration runs
+//! `N` calls concurrently and waits for all of them; criterion reports time per iteration and,
+//! through `Throughput::Elements(N)`, calls per second. After criterion, a paired measure
+//! alternates the two sides in short rounds and prints the median ratio (robust against load
+//! from other processes, which criterion's one-after-the-other measurement is not).
 
 use std::hint::black_box;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use creditdata_client::{Client, types};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use futures::future::join_all;
 use reqwest::header::ACCEPT;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -129,64 +131,142 @@ async fn hand_written(http: &reqwest::Client, url: &str) -> reqwest::Result<type
         .await
 }
 
-fn overhead(c: &mut Criterion) {
-    let address = start_server();
-    let base = format!("http://{address}");
-    let url = format!("{base}/v1/sessions/{}", session_id());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    // The same reqwest settings on both sides (the builder's defaults made explicit).
-    let generated = Client::builder()
-        .base_url(&base)
-        .bearer_token(TOKEN)
-        .user_agent(USER_AGENT)
-        .connect_timeout(Duration::from_secs(10))
-        .read_timeout(Duration::from_secs(60))
-        .request_timeout(Some(REQUEST_TIMEOUT))
-        .build()
-        .unwrap();
-    let http = http_client();
+/// The server, the two clients and the runtime they run on, shared by both measurements.
+struct Setup {
+    runtime: tokio::runtime::Runtime,
+    generated: Client,
+    http: reqwest::Client,
+    url: String,
+}
 
-    // Both work before measuring (and warm the connection pools).
-    runtime.block_on(async {
-        let a = generated.get_session().session_id(session_id()).send().await.unwrap();
-        let b = hand_written(&http, &url).await.unwrap();
-        assert_eq!(a.into_inner(), b);
-    });
+impl Setup {
+    fn new() -> Setup {
+        let address = start_server();
+        let base = format!("http://{address}");
+        // One thread for the client (the server has its own): fewer cross-thread wake-ups, so
+        // less noise, and the same for both sides.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        // The same reqwest settings on both sides (the builder's defaults made explicit).
+        let generated = Client::builder()
+            .base_url(&base)
+            .bearer_token(TOKEN)
+            .user_agent(USER_AGENT)
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(60))
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            .build()
+            .unwrap();
+        let setup = Setup {
+            runtime,
+            generated,
+            http: http_client(),
+            url: format!("{base}/v1/sessions/{}", session_id()),
+        };
+        // Both work and agree before anything is measured.
+        setup.runtime.block_on(async {
+            let a = setup.generated_calls(1).await;
+            let b = setup.hand_written_calls(1).await;
+            assert_eq!(a, b);
+        });
+        setup
+    }
 
-    for concurrency in [1usize, 16, 64] {
+    async fn hand_written_calls(&self, n: usize) -> Vec<types::Session> {
+        let calls = (0..n).map(|_| hand_written(&self.http, &self.url));
+        join_all(calls)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    async fn generated_calls(&self, n: usize) -> Vec<types::Session> {
+        let calls = (0..n).map(|_| self.generated.get_session().session_id(session_id()).send());
+        join_all(calls)
+            .await
+            .into_iter()
+            .map(|r| r.unwrap().into_inner())
+            .collect()
+    }
+}
+
+const CONCURRENCY: [usize; 3] = [1, 16, 64];
+
+fn overhead(c: &mut Criterion, setup: &Setup) {
+    for concurrency in CONCURRENCY {
         let mut group = c.benchmark_group(format!("get_session/concurrency_{concurrency}"));
         group.throughput(Throughput::Elements(concurrency as u64));
         group.bench_function(BenchmarkId::from_parameter("handwritten"), |b| {
-            b.to_async(&runtime).iter(|| async {
-                let calls = (0..concurrency).map(|_| hand_written(&http, &url));
-                for session in join_all(calls).await {
-                    black_box(session.unwrap());
-                }
-            })
+            b.to_async(&setup.runtime)
+                .iter(|| async { black_box(setup.hand_written_calls(concurrency).await) })
         });
         group.bench_function(BenchmarkId::from_parameter("generated"), |b| {
-            b.to_async(&runtime).iter(|| async {
-                let calls = (0..concurrency)
-                    .map(|_| generated.get_session().session_id(session_id()).send());
-                for session in join_all(calls).await {
-                    black_box(session.unwrap().into_inner());
-                }
-            })
+            b.to_async(&setup.runtime)
+                .iter(|| async { black_box(setup.generated_calls(concurrency).await) })
         });
         group.finish();
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_secs(2))
-        .measurement_time(Duration::from_secs(6))
-        .sample_size(60);
-    targets = overhead
+/// Criterion measures the two sides one after the other, so load from other processes can
+/// favour either. This second measure alternates them in short rounds (about 4000 calls each)
+/// and reports the median of the per-round ratios, which such load barely moves.
+fn paired_ratios(setup: &Setup) {
+    const ROUNDS: usize = 60;
+    println!("\npaired rounds (generated / hand-written, median of {ROUNDS} alternating rounds):");
+    println!(
+        "{:>11} {:>16} {:>16} {:>8} {:>15}",
+        "concurrency", "hand-written", "generated", "ratio", "(q1 .. q3)"
+    );
+    for concurrency in CONCURRENCY {
+        let batches = (4000 / concurrency).max(1);
+        let mut hand = Vec::with_capacity(ROUNDS);
+        let mut generated = Vec::with_capacity(ROUNDS);
+        setup.runtime.block_on(async {
+            for _ in 0..ROUNDS {
+                let started = Instant::now();
+                for _ in 0..batches {
+                    black_box(setup.hand_written_calls(concurrency).await);
+                }
+                hand.push(started.elapsed().as_secs_f64());
+                let started = Instant::now();
+                for _ in 0..batches {
+                    black_box(setup.generated_calls(concurrency).await);
+                }
+                generated.push(started.elapsed().as_secs_f64());
+            }
+        });
+        let calls = (batches * concurrency) as f64;
+        let mut ratios: Vec<f64> = generated.iter().zip(&hand).map(|(g, h)| g / h).collect();
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let hand_us = median(&mut hand) / calls * 1e6;
+        let generated_us = median(&mut generated) / calls * 1e6;
+        let ratio = median(&mut ratios);
+        println!(
+            "{concurrency:>11} {hand_us:>10.2} µs/call {generated_us:>10.2} µs/call {ratio:>8.3} ({:.3} .. {:.3})",
+            ratios[ROUNDS / 4],
+            ratios[3 * ROUNDS / 4]
+        );
+    }
 }
-criterion_main!(benches);
+
+fn main() {
+    let setup = Setup::new();
+    let mut criterion = Criterion::default()
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(5))
+        .sample_size(50)
+        .configure_from_args();
+    overhead(&mut criterion, &setup);
+    criterion.final_summary();
+    // Only under `cargo bench` (which passes `--bench`), not in `cargo test --benches`.
+    if std::env::args().any(|a| a == "--bench") {
+        paired_ratios(&setup);
+    }
+}

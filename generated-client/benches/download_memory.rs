@@ -205,10 +205,21 @@ fn main() {
     let results = runtime.block_on(async {
         // Warm both connection pools and the runtime with a small first request each.
         let _ = http.get(&url).send().await.unwrap().chunk().await;
-        let _ = client.get_pdf_report().session_id(session_id()).download().await.unwrap();
+        let _ = client
+            .get_pdf_report()
+            .session_id(session_id())
+            .download()
+            .await
+            .unwrap();
 
         let baseline = measure("baseline: reqwest, body drained", || async {
-            let mut response = http.get(&url).send().await.unwrap().error_for_status().unwrap();
+            let mut response = http
+                .get(&url)
+                .send()
+                .await
+                .unwrap()
+                .error_for_status()
+                .unwrap();
             let mut total = 0u64;
             while let Some(chunk) = response.chunk().await.unwrap() {
                 total += chunk.len() as u64;

@@ -112,8 +112,12 @@ async fn run() -> Result<(), Failure> {
     read_datasets(&client, id).await?;
 
     // 5. The PDF report, written atomically.
-    std::fs::create_dir_all(&out_dir)
-        .map_err(|e| format!("{}: cannot create the output directory: {e}", out_dir.display()))?;
+    std::fs::create_dir_all(&out_dir).map_err(|e| {
+        format!(
+            "{}: cannot create the output directory: {e}",
+            out_dir.display()
+        )
+    })?;
     let saved = client
         .get_pdf_report()
         .session_id(id)

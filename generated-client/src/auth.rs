@@ -328,7 +328,9 @@ impl Authenticator {
             Source::Static(token) => Ok(token.clone()),
             Source::ClientCredentials(source) => match source.fresh() {
                 Some(token) => Ok(token),
-                None => source.refresh(None).await,
+                // Boxed: the token request's future is large, and every call's future would
+                // carry (and move) its size for a path taken once every few minutes.
+                None => Box::pin(source.refresh(None)).await,
             },
         }
     }
@@ -341,7 +343,7 @@ impl Authenticator {
     ) -> Result<AccessToken, AuthError> {
         match &*self.source {
             Source::Static(token) => Ok(token.clone()),
-            Source::ClientCredentials(source) => source.refresh(Some(rejected)).await,
+            Source::ClientCredentials(source) => Box::pin(source.refresh(Some(rejected))).await,
         }
     }
 }
@@ -643,7 +645,11 @@ mod tests {
         let shown = format!(
             "{:?} {:?} {:?}",
             Credentials::bearer("tok-123"),
-            Credentials::client_credentials(TokenEndpoint::Url("http://x/t".into()), "id", "sec-456"),
+            Credentials::client_credentials(
+                TokenEndpoint::Url("http://x/t".into()),
+                "id",
+                "sec-456"
+            ),
             AccessToken::new("tok-789").unwrap(),
         );
         for secret in ["tok-123", "sec-456", "tok-789"] {

@@ -72,7 +72,8 @@ impl Environment {
         let url = match self {
             Environment::Production => from_var("CREDITDATA_PRODUCTION_URL", "production")?,
             Environment::Test => from_var("CREDITDATA_TEST_URL", "test")?,
-            Environment::Mock => std::env::var("CREDITDATA_MOCK_URL").unwrap_or_else(|_| DEFAULT_MOCK_URL.to_string()),
+            Environment::Mock => std::env::var("CREDITDATA_MOCK_URL")
+                .unwrap_or_else(|_| DEFAULT_MOCK_URL.to_string()),
             Environment::Custom(url) => url.clone(),
         };
         validate_base_url(&url)
@@ -187,9 +188,7 @@ impl ClientBuilder {
 
     /// [`from_env`](Self::from_env), reading the variables through `lookup` (a map in tests, a
     /// configuration file, command-line options layered over the environment, ...).
-    pub fn from_env_with(
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<ClientBuilder, Error> {
+    pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let environment = match (var("CREDITDATA_BASE_URL"), var("CREDITDATA_ENVIRONMENT")) {
             (Some(url), _) => Environment::Custom(url.trim().to_string()),
@@ -396,21 +395,30 @@ mod tests {
 
     #[test]
     fn environments_parse_and_custom_urls_are_validated() {
-        assert_eq!(Environment::parse("Production").unwrap(), Environment::Production);
+        assert_eq!(
+            Environment::parse("Production").unwrap(),
+            Environment::Production
+        );
         assert_eq!(Environment::parse("mock").unwrap(), Environment::Mock);
         assert_eq!(
-            Environment::Custom("http://127.0.0.1:1/".into()).base_url().unwrap(),
+            Environment::Custom("http://127.0.0.1:1/".into())
+                .base_url()
+                .unwrap(),
             "http://127.0.0.1:1"
         );
         let err = Environment::parse("staging").unwrap_err().to_string();
         assert!(err.contains("unknown environment \"staging\""), "{err}");
-        let err = Environment::Custom("ftp://x".into()).base_url().unwrap_err().to_string();
+        let err = Environment::Custom("ftp://x".into())
+            .base_url()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("must use http or https"), "{err}");
     }
 
     #[test]
     fn builder_debug_never_shows_secrets() {
-        let builder = Client::builder().client_credentials("http://127.0.0.1:1/token", "id", "s3cr3t-value");
+        let builder =
+            Client::builder().client_credentials("http://127.0.0.1:1/token", "id", "s3cr3t-value");
         let shown = format!("{builder:?}");
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
         let client = builder.bearer_token("tok3n-value").build().unwrap();

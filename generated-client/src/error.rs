@@ -219,7 +219,11 @@ impl Error {
     }
 
     /// A transport-level failure, classified as timeout or transport.
-    pub(crate) fn from_reqwest(operation: Option<&'static str>, attempts: u32, error: reqwest::Error) -> Self {
+    pub(crate) fn from_reqwest(
+        operation: Option<&'static str>,
+        attempts: u32,
+        error: reqwest::Error,
+    ) -> Self {
         let source = Arc::new(error);
         if source.is_timeout() {
             Error::Timeout {
@@ -265,7 +269,12 @@ pub const MAX_ERROR_BODY: usize = 64 * 1024;
 impl ApiError {
     /// Builds the error from a status, headers and body, decoding problem details when the body
     /// is a JSON object that reads as one.
-    pub fn new(operation: Option<&'static str>, status: StatusCode, headers: HeaderMap, body: Bytes) -> Self {
+    pub fn new(
+        operation: Option<&'static str>,
+        status: StatusCode,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Self {
         let problem = if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
             serde_json::from_slice::<ProblemDetails>(&body).ok()
         } else {
@@ -329,14 +338,20 @@ impl fmt::Display for ApiError {
                 let text = self.body_text();
                 let text = text.trim();
                 let snippet: String = text.chars().take(200).collect();
-                let ellipsis = if text.chars().count() > 200 { "…" } else { "" };
+                let ellipsis = if text.chars().count() > 200 {
+                    "…"
+                } else {
+                    ""
+                };
                 write!(f, ": {snippet}{ellipsis}")?;
             }
             // The service documents 401, 403, 404 and 500 without a body: say what they mean.
             None => match self.status.as_u16() {
                 401 => f.write_str(" (the access token was missing, expired or not accepted)")?,
                 403 => f.write_str(" (these credentials may not do this)")?,
-                404 => f.write_str(" (no such resource, or it is not visible to these credentials)")?,
+                404 => {
+                    f.write_str(" (no such resource, or it is not visible to these credentials)")?
+                }
                 429 => f.write_str(" (too many requests; slow down)")?,
                 s if s >= 500 => f.write_str(" (a failure on the service's side)")?,
                 _ => {}
@@ -357,7 +372,10 @@ impl fmt::Debug for ApiError {
         f.debug_struct("ApiError")
             .field("operation", &self.operation)
             .field("status", &self.status)
-            .field("header_names", &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>())
+            .field(
+                "header_names",
+                &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
+            )
             .field("problem", &self.problem)
             .field("body_len", &self.body.len())
             .finish()
@@ -381,7 +399,11 @@ pub struct DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: the response body does not match its type", op_name(&self.operation))?;
+        write!(
+            f,
+            "{}: the response body does not match its type",
+            op_name(&self.operation)
+        )?;
         if let Some(path) = &self.path {
             write!(f, " at `{path}`")?;
         }
@@ -438,15 +460,6 @@ fn snippet_around(body: &[u8], line: usize, column: usize) -> String {
 #[derive(Clone)]
 pub(crate) struct CarriedError(pub(crate) Arc<Error>);
 
-/// What the runtime knows about a response it passes on: the operation and, for JSON operations
-/// (whose bodies it reads), the body. Lets a response the generated code does not expect (a
-/// success status the description does not list) still become a complete [`ApiError`].
-#[derive(Clone)]
-pub(crate) struct ResponseContext {
-    pub(crate) operation: &'static str,
-    pub(crate) body: Option<Bytes>,
-}
-
 impl<E> From<progenitor_client::Error<E>> for Error
 where
     E: serde::Serialize,
@@ -454,18 +467,17 @@ where
     fn from(error: progenitor_client::Error<E>) -> Self {
         use progenitor_client::Error as P;
         match error {
-            P::UnexpectedResponse(response) => {
-                if let Some(CarriedError(carried)) = response.extensions().get::<CarriedError>() {
-                    return Arc::unwrap_or_clone(carried.clone());
-                }
-                let context = response.extensions().get::<ResponseContext>();
-                Error::Api(Box::new(ApiError::new(
-                    context.map(|c| c.operation),
+            P::UnexpectedResponse(response) => match response.extensions().get::<CarriedError>() {
+                Some(CarriedError(carried)) => Arc::unwrap_or_clone(carried.clone()),
+                // A status the generated code does not expect (only a 1xx/2xx/3xx gets this far:
+                // the runtime carries every error status). Its body is not read.
+                None => Error::Api(Box::new(ApiError::new(
+                    None,
                     response.status(),
                     response.headers().clone(),
-                    context.and_then(|c| c.body.clone()).unwrap_or_default(),
-                )))
-            }
+                    Bytes::new(),
+                ))),
+            },
             P::ErrorResponse(value) => {
                 let status = value.status();
                 let headers = value.headers().clone();

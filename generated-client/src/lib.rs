@@ -1,5 +1,7 @@
 //! Typed async client for the consumer credit-data service.
 
+#![warn(missing_docs)]
+
 #[allow(clippy::all, missing_docs, unused_imports)]
 mod generated;
 

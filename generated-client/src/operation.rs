@@ -90,14 +90,14 @@ pub trait OperationExt: Operation {
         async move {
             match self.send().await {
                 Ok(value) => Ok(value.into_inner()),
-                Err(ProgenitorError::InvalidResponsePayload(body, error)) => {
-                    Err(crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
+                Err(ProgenitorError::InvalidResponsePayload(body, error)) => Err(
+                    crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
                         Some(Self::META.id),
                         Self::locate_decode_error(&body),
                         &error,
                         &body,
-                    ))))
-                }
+                    ))),
+                ),
                 Err(error) => Err(crate::Error::from(error).with_operation(Self::META.id)),
             }
         }

@@ -107,14 +107,10 @@ pub(crate) enum Retryable {
 
 /// Whether a transport failure may be repeated. A connect failure (including a connect
 /// timeout) never reached the server, so any operation may be repeated; other failures
-/// (timeouts, resets, a body cut short) may have been processed, so only idempotent operations
-/// are.
+/// (timeouts, resets) may have been processed, so only idempotent operations are.
 pub(crate) fn transport_retryable(idempotent: bool, error: &reqwest::Error) -> Retryable {
     let never_sent = error.is_connect();
-    // `is_decode`: reqwest reports a body that broke off while being collected as a decode
-    // error (no JSON is decoded at this stage).
-    let maybe_processed =
-        error.is_timeout() || error.is_request() || error.is_body() || error.is_decode();
+    let maybe_processed = error.is_timeout() || error.is_request();
     if never_sent || (idempotent && maybe_processed) {
         Retryable::Yes { not_before: None }
     } else {
@@ -167,9 +163,15 @@ mod tests {
     #[test]
     fn retry_after_reads_seconds_and_http_dates() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        assert_eq!(retry_after(&headers("7"), now), Some(Duration::from_secs(7)));
+        assert_eq!(
+            retry_after(&headers("7"), now),
+            Some(Duration::from_secs(7))
+        );
         let later = httpdate::fmt_http_date(now + Duration::from_secs(90));
-        assert_eq!(retry_after(&headers(&later), now), Some(Duration::from_secs(90)));
+        assert_eq!(
+            retry_after(&headers(&later), now),
+            Some(Duration::from_secs(90))
+        );
         let earlier = httpdate::fmt_http_date(now - Duration::from_secs(90));
         assert_eq!(retry_after(&headers(&earlier), now), Some(Duration::ZERO));
         assert_eq!(retry_after(&headers("soon"), now), None);
@@ -191,7 +193,10 @@ mod tests {
             assert!(policy.backoff(u32::MAX) <= Duration::from_millis(500));
         }
         let spread: std::collections::BTreeSet<_> = (0..50).map(|_| policy.backoff(3)).collect();
-        assert!(spread.len() > 10, "backoff should be randomised, got {spread:?}");
+        assert!(
+            spread.len() > 10,
+            "backoff should be randomised, got {spread:?}"
+        );
     }
 
     #[test]
@@ -207,7 +212,11 @@ mod tests {
         assert!(policy.next_delay(2, None, zero).is_some());
         assert_eq!(policy.next_delay(3, None, zero), None, "attempts exhausted");
         let asked = Some(Duration::from_secs(4));
-        assert_eq!(policy.next_delay(1, asked, zero), asked, "Retry-After replaces the backoff");
+        assert_eq!(
+            policy.next_delay(1, asked, zero),
+            asked,
+            "Retry-After replaces the backoff"
+        );
         assert_eq!(
             policy.next_delay(1, Some(Duration::from_secs(6)), zero),
             None,

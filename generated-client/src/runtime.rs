@@ -3,22 +3,29 @@
 //!
 //! progenitor calls `pre`, `exec` and `post` around each request. Everything happens in `exec`,
 //! which owns the request: it adds the bearer token, sends, retries what the
-//! [`RetryPolicy`] allows, refreshes the token once after a 401, reads JSON bodies (so that a
-//! body cut short is retried like any other transport failure, and the per-request timeout
-//! covers it), and turns every failure (an error status, a transport failure, no token) into a
-//! typed [`Error`]. progenitor's hooks can only return responses, so the error travels in the
+//! [`RetryPolicy`] allows, refreshes the token once after a 401, and turns every failure (an
+//! error status, a transport failure, no token) into a typed [`Error`]. progenitor's hooks can only return responses, so the error travels in the
 //! extensions of a synthesized response that `post` hands back as `Error::UnexpectedResponse`;
 //! `From<progenitor_client::Error<_>> for Error` unpacks it. The generated code therefore never
 //! decodes an error body itself: body-less 401/403/404/500s and HTML pages from proxies keep
 //! their status and body.
+//!
+//! # Success bodies
+//!
+//! A success body is read by the generated code after `exec` returns. For JSON calls the
+//! per-attempt timeout ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout))
+//! still covers it (reqwest applies a request's timeout to its body). A JSON body that breaks
+//! off half-way is reported ([`Error::Transport`] or [`Error::Timeout`]) but not retried:
+//! reading it inside `exec` to make that retryable, and handing the generated code a rebuilt
+//! response, was measured to cost 4–5 % per call against a hand-written `reqwest` call
+//! (`benches/client_overhead.rs`), more than this rare case is worth.
 //!
 //! # Tracing
 //!
 //! Each call runs in an `INFO` span named `creditdata.call` with the fields `operation` (the
 //! operationId) and `method`, and, recorded when the call ends, `attempt` (attempts made, the
 //! retry after a 401 included), `status` (the last HTTP status, absent when none arrived) and
-//! `duration_ms` (until the response headers for downloads, until the whole body for JSON
-//! calls). Retries, token refreshes and token failures are `DEBUG` events inside it. No field or
+//! `duration_ms` (until the response headers arrive). Retries, token refreshes and token failures are `DEBUG` events inside it. No field or
 //! event carries a token, a secret or a body.
 
 use std::fmt;
@@ -27,14 +34,13 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
-use reqwest::ResponseBuilderExt;
 use reqwest::header::AUTHORIZATION;
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
-use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY, ResponseContext};
+use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
 use crate::retry::{self, RetryPolicy, Retryable};
 
@@ -99,7 +105,7 @@ impl Default for ClientState {
 
 /// Operations the generated code knows by progenitor's name; anything else (a newer generated
 /// file against an older runtime) is treated as a non-idempotent streamed call: never retried
-/// once sent, and its body left unread.
+/// once sent, and not bounded by the per-request timeout (it may be a download).
 fn meta_for(info: &OperationInfo) -> &'static OperationMeta {
     static UNKNOWN: OperationMeta = OperationMeta {
         id: "",
@@ -137,7 +143,7 @@ impl ClientHooks<ClientState> for Client {
         let started = Instant::now();
         let mut record = CallRecord::default();
         let outcome = self
-            .execute_with_policy(request, meta, operation, &mut record)
+            .execute_with_policy(request, meta, operation, started, &mut record)
             .instrument(span.clone())
             .await;
         // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -208,34 +214,82 @@ impl Client {
         request: reqwest::Request,
         meta: &'static OperationMeta,
         operation: &'static str,
+        started: Instant,
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
         let policy = &self.inner().inner.retry;
-        let started = Instant::now();
         // Attempts made, the retry after a 401 included (what errors report).
         let mut attempts: u32 = 0;
         // Attempts counted against the policy (the retry after a 401 is not one of them).
         let mut counted: u32 = 0;
         let mut refreshed_after_401 = false;
         let mut refused: Option<AccessToken> = None;
+        let state = &self.inner().inner;
+        // Kept for another attempt only when one can happen: a retry, or the one after a 401.
+        let may_repeat =
+            policy.max_attempts > 1 || state.auth.as_ref().is_some_and(Authenticator::can_refresh);
         let mut original = Some(request);
         loop {
             attempts += 1;
             counted += 1;
             record.attempts = attempts;
-            // A body that cannot be cloned (a stream) can be sent only once.
-            let Some(this_try) = original
+            let token_to_replace = refused.take();
+            // The token goes into the kept request before it is copied: the copy's headers then
+            // need no room to grow.
+            let token = match &state.auth {
+                None => None,
+                Some(auth) => {
+                    let token = match &token_to_replace {
+                        Some(old) => auth.refresh_after_rejection(old).await,
+                        None => auth.token().await,
+                    };
+                    match token {
+                        Ok(token) => Some(token),
+                        Err(source) => {
+                            // The request was not sent: repeating it is safe for any method.
+                            let verdict = if source.is_transient() {
+                                Retryable::Yes { not_before: None }
+                            } else {
+                                Retryable::No
+                            };
+                            tracing::debug!(error = %source, "no access token");
+                            let error = Error::Auth {
+                                operation: Some(operation),
+                                source,
+                            };
+                            match wait_before_retry(policy, counted, started, error, verdict) {
+                                Ok(delay) => {
+                                    Box::pin(tokio::time::sleep(delay)).await;
+                                    continue;
+                                }
+                                Err(error) => return Err(error),
+                            }
+                        }
+                    }
+                }
+            };
+            if let (Some(token), Some(kept)) = (&token, original.as_mut()) {
+                kept.headers_mut()
+                    .insert(AUTHORIZATION, token.header().clone());
+            }
+            // A body that cannot be copied (a stream) can be sent only once.
+            let Some(mut this_try) = original
                 .as_ref()
-                .and_then(reqwest::Request::try_clone)
+                .filter(|_| may_repeat)
+                .and_then(copy_request)
                 .or_else(|| original.take())
             else {
                 unreachable!("the loop ends when the request could not be kept for another try")
             };
             let can_repeat = original.is_some();
-            let token_to_replace = refused.take();
+            if let (Some(token), false) = (&token, can_repeat) {
+                this_try
+                    .headers_mut()
+                    .insert(AUTHORIZATION, token.header().clone());
+            }
 
             let (error, verdict) = match self
-                .attempt(this_try, meta, operation, attempts, token_to_replace, record)
+                .attempt(this_try, meta, operation, attempts, token, record)
                 .await
             {
                 Attempt::Done(response) => return Ok(response),
@@ -254,89 +308,74 @@ impl Client {
                 }
                 Attempt::Failed(error, verdict) => (error, verdict),
             };
-            let Retryable::Yes { not_before } = verdict else {
-                return Err(error);
-            };
             if !can_repeat {
                 return Err(error);
             }
-            let Some(delay) = policy.next_delay(counted, not_before, started.elapsed()) else {
-                return Err(error);
-            };
-            tracing::debug!(
-                attempt = attempts,
-                error = %error,
-                delay_ms = delay.as_millis() as u64,
-                retry_after = not_before.is_some(),
-                "retrying"
-            );
-            tokio::time::sleep(delay).await;
+            match wait_before_retry(policy, counted, started, error, verdict) {
+                Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
+                Err(error) => return Err(error),
+            }
         }
     }
+}
 
-    /// One attempt: token, send, status check, and for JSON operations the body.
+/// The wait before the next attempt, or the error to return when there is none.
+fn wait_before_retry(
+    policy: &RetryPolicy,
+    counted: u32,
+    started: Instant,
+    error: Error,
+    verdict: Retryable,
+) -> Result<Duration, Error> {
+    let Retryable::Yes { not_before } = verdict else {
+        return Err(error);
+    };
+    let Some(delay) = policy.next_delay(counted, not_before, started.elapsed()) else {
+        return Err(error);
+    };
+    tracing::debug!(
+        attempt = counted,
+        error = %error,
+        delay_ms = delay.as_millis() as u64,
+        retry_after = not_before.is_some(),
+        "retrying"
+    );
+    Ok(delay)
+}
+
+impl Client {
+    /// One attempt: send (the token is in place), check the status.
     async fn attempt(
         &self,
         mut request: reqwest::Request,
         meta: &'static OperationMeta,
         operation: &'static str,
         attempt: u32,
-        token_to_replace: Option<AccessToken>,
+        token: Option<AccessToken>,
         record: &mut CallRecord,
     ) -> Attempt {
         let state = &self.inner().inner;
-        let buffered = meta.response != ResponseKind::Stream && std::env::var_os("ZZ_NOBUF").is_none();
-        if buffered && let Some(timeout) = state.request_timeout {
+        // JSON calls: a total timeout per attempt, which reqwest applies to the body as well.
+        if meta.response != ResponseKind::Stream
+            && let Some(timeout) = state.request_timeout
+        {
             request.timeout_mut().get_or_insert(timeout);
         }
-        let token = match &state.auth {
-            Some(auth) => {
-                let token = match &token_to_replace {
-                    Some(old) => auth.refresh_after_rejection(old).await,
-                    None => auth.token().await,
-                };
-                match token {
-                    Ok(token) => {
-                        request
-                            .headers_mut()
-                            .insert(AUTHORIZATION, token.header().clone());
-                        Some(token)
-                    }
-                    Err(source) => {
-                        // The request was not sent: repeating it is safe for any method.
-                        let verdict = if source.is_transient() {
-                            Retryable::Yes { not_before: None }
-                        } else {
-                            Retryable::No
-                        };
-                        tracing::debug!(error = %source, "no access token");
-                        let error = Error::Auth {
-                            operation: Some(operation),
-                            source,
-                        };
-                        return Attempt::Failed(error, verdict);
-                    }
-                }
-            }
-            None => None,
-        };
-
-        let transport_failure = |error: reqwest::Error| {
-            let verdict = retry::transport_retryable(meta.idempotent, &error);
-            Attempt::Failed(
-                Error::from_reqwest(Some(operation), attempt, error),
-                verdict,
-            )
-        };
-        let mut response = match self.client().execute(request).await {
+        let response = match self.client().execute(request).await {
             Ok(response) => response,
-            Err(error) => return transport_failure(error),
+            Err(error) => {
+                let verdict = retry::transport_retryable(meta.idempotent, &error);
+                let error = Error::from_reqwest(Some(operation), attempt, error);
+                return Attempt::Failed(error, verdict);
+            }
         };
         let status = response.status();
         record.status = Some(status.as_u16());
         if status.is_client_error() || status.is_server_error() {
             let verdict = retry::status_retryable(meta.idempotent, status, response.headers());
-            let error = read_api_error(operation, response).await;
+            // Boxed, like the other rare paths (token refresh, backoff): the common path's
+            // future stays small, which measurably matters (`benches/client_overhead.rs`).
+            let error = Box::pin(read_api_error(operation, response)).await;
             return match token {
                 Some(token)
                     if status == reqwest::StatusCode::UNAUTHORIZED
@@ -347,39 +386,27 @@ impl Client {
                 _ => Attempt::Failed(error, verdict),
             };
         }
-        if !buffered {
-            response.extensions_mut().insert(ResponseContext {
-                operation,
-                body: None,
-            });
-            return Attempt::Done(response);
-        }
-        // JSON: read the body here, under the attempt's timeout and retry policy. The
-        // generated code then decodes it from memory.
-        let version = response.version();
-        // Moved into the rebuilt response: without it reqwest would parse a placeholder URL.
-        let url = response.url().clone();
-        let headers = std::mem::take(response.headers_mut());
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(error) => return transport_failure(error),
-        };
-        let context = ResponseContext {
-            operation,
-            body: Some(body.clone()),
-        };
-        let mut rebuilt = http::Response::builder()
-            .status(status)
-            .version(version)
-            .url(url)
-            .extension(context)
-            .body(body.clone())
-            // Cannot fail (every part is already typed); keep the body regardless.
-            .unwrap_or_else(|_| http::Response::new(body));
-        *rebuilt.status_mut() = status;
-        *rebuilt.headers_mut() = headers;
-        Attempt::Done(reqwest::Response::from(rebuilt))
+        Attempt::Done(response)
     }
+}
+
+/// A copy of `request` to send while the original is kept for another attempt; `None` when its
+/// body is a stream. For body-less requests (every GET) it copies only what progenitor's
+/// requests carry (method, URL, headers, version, timeout): `reqwest::Request::try_clone` also
+/// builds and drops an extensions map on every call, a measurable share of the per-call cost
+/// (`benches/client_overhead.rs`).
+fn copy_request(request: &reqwest::Request) -> Option<reqwest::Request> {
+    if request.body().is_some() {
+        // reqwest alone can copy a body (or tell that it cannot).
+        return request.try_clone();
+    }
+    let mut copy = reqwest::Request::new(request.method().clone(), request.url().clone());
+    *copy.headers_mut() = request.headers().clone();
+    *copy.version_mut() = request.version();
+    if let Some(timeout) = request.timeout() {
+        *copy.timeout_mut() = Some(*timeout);
+    }
+    Some(copy)
 }
 
 /// Reads at most [`MAX_ERROR_BODY`] bytes of an error response into an [`ApiError`].

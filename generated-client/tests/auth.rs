@@ -47,7 +47,10 @@ async fn a_cold_client_with_1000_concurrent_calls_makes_one_token_request() {
     }
 
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 1);
-    assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1000);
+    assert_eq!(
+        count(&server, "GET", &session_path(session_id())).await,
+        1000
+    );
 }
 
 #[tokio::test]
@@ -80,10 +83,19 @@ async fn a_token_is_reused_while_fresh_and_replaced_once_stale() {
     for _ in 0..3 {
         get().await.unwrap();
     }
-    assert_eq!(count(&server, "POST", TOKEN_PATH).await, 2, "one new token for the stale one");
+    assert_eq!(
+        count(&server, "POST", TOKEN_PATH).await,
+        2,
+        "one new token for the stale one"
+    );
     assert_eq!(
         authorizations(&server).await,
-        ["Bearer short-lived", "Bearer long-lived", "Bearer long-lived", "Bearer long-lived"]
+        [
+            "Bearer short-lived",
+            "Bearer long-lived",
+            "Bearer long-lived",
+            "Bearer long-lived"
+        ]
     );
 }
 
@@ -119,7 +131,12 @@ async fn a_401_refreshes_the_token_once_and_retries_once() {
     let client = oauth_builder(&server).no_retries().build().unwrap();
 
     // Even a POST: the service refused it, so it had no effect.
-    let session = client.create_session().body(create_request()).call().await.unwrap();
+    let session = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap();
     assert_eq!(session.id, session_id());
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 2);
     assert_eq!(count(&server, "POST", "/v1/sessions").await, 2);
@@ -156,7 +173,11 @@ async fn a_second_401_is_returned_as_an_api_error() {
     assert_eq!(api.status.as_u16(), 401);
     assert_eq!(api.operation, Some("GetSession"));
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 2, "one refresh");
-    assert_eq!(count(&server, "GET", &session_path(session_id())).await, 2, "one retry");
+    assert_eq!(
+        count(&server, "GET", &session_path(session_id())).await,
+        2,
+        "one retry"
+    );
     assert!(error.to_string().contains("401"), "{error}");
 }
 
@@ -202,8 +223,12 @@ async fn invalid_client_at_the_token_endpoint_is_a_typed_auth_error_shared_by_wa
     Mock::given(method("POST"))
         .and(path(TOKEN_PATH))
         .respond_with(
-            token_error(401, "invalid_client", "Invalid client or Invalid client credentials")
-                .set_delay(Duration::from_millis(200)),
+            token_error(
+                401,
+                "invalid_client",
+                "Invalid client or Invalid client credentials",
+            )
+            .set_delay(Duration::from_millis(200)),
         )
         .mount(&server)
         .await;
@@ -213,9 +238,7 @@ async fn invalid_client_at_the_token_endpoint_is_a_typed_auth_error_shared_by_wa
     let calls: Vec<_> = (0..20)
         .map(|_| {
             let client = client.clone();
-            tokio::spawn(async move {
-                client.get_session().session_id(session_id()).call().await
-            })
+            tokio::spawn(async move { client.get_session().session_id(session_id()).call().await })
         })
         .collect();
     for call in calls {
@@ -236,7 +259,11 @@ async fn invalid_client_at_the_token_endpoint_is_a_typed_auth_error_shared_by_wa
              or Invalid client credentials"
         );
     }
-    assert_eq!(count(&server, "POST", TOKEN_PATH).await, 1, "waiting calls share the failure");
+    assert_eq!(
+        count(&server, "POST", TOKEN_PATH).await,
+        1,
+        "waiting calls share the failure"
+    );
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 0);
 }
 
@@ -245,12 +272,18 @@ async fn other_token_endpoint_failures_are_classified() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/scope"))
-        .respond_with(token_error(400, "invalid_scope", "Invalid scopes: payments"))
+        .respond_with(token_error(
+            400,
+            "invalid_scope",
+            "Invalid scopes: payments",
+        ))
         .mount(&server)
         .await;
     Mock::given(method("POST"))
         .and(path("/html"))
-        .respond_with(ResponseTemplate::new(404).set_body_raw("<html>Not Found</html>", "text/html"))
+        .respond_with(
+            ResponseTemplate::new(404).set_body_raw("<html>Not Found</html>", "text/html"),
+        )
         .mount(&server)
         .await;
     Mock::given(method("POST"))
@@ -309,7 +342,12 @@ async fn an_unavailable_token_endpoint_is_retried_even_for_a_post() {
     let client = oauth_builder(&server).build().unwrap();
 
     // The request was never sent while no token could be had: repeating it is safe.
-    client.create_session().body(create_request()).call().await.unwrap();
+    client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap();
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 2);
     assert_eq!(count(&server, "POST", "/v1/sessions").await, 1);
 }
@@ -343,10 +381,20 @@ async fn the_token_endpoint_is_found_through_openid_connect_discovery() {
         .unwrap();
 
     for _ in 0..2 {
-        client.get_session().session_id(session_id()).call().await.unwrap();
+        client
+            .get_session()
+            .session_id(session_id())
+            .call()
+            .await
+            .unwrap();
     }
     assert_eq!(
-        count(&server, "GET", "/realms/consumer/.well-known/openid-configuration").await,
+        count(
+            &server,
+            "GET",
+            "/realms/consumer/.well-known/openid-configuration"
+        )
+        .await,
         1
     );
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 1);
@@ -391,7 +439,12 @@ async fn client_credentials_go_in_the_form_body_by_default() {
         .await;
     mount_session(&server, session_id()).await;
     let client = oauth_builder(&server).build().unwrap();
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     let token_request = token_requests(&server).await.remove(0);
     assert!(!token_request.headers.contains_key("authorization"));
 }
@@ -421,7 +474,12 @@ async fn client_credentials_can_use_http_basic_authentication() {
         )
         .build()
         .unwrap();
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     let body = String::from_utf8(token_requests(&server).await.remove(0).body).unwrap();
     assert!(!body.contains("client_secret"), "{body}");
     assert_eq!(authorizations(&server).await, ["Bearer basic"]);
@@ -435,7 +493,10 @@ async fn a_static_token_is_sent_as_is_and_a_401_is_returned_without_refresh() {
         .respond_with(ResponseTemplate::new(401))
         .mount(&server)
         .await;
-    let client = builder(&server).bearer_token("static-token").build().unwrap();
+    let client = builder(&server)
+        .bearer_token("static-token")
+        .build()
+        .unwrap();
     let error = client
         .get_session()
         .session_id(session_id())

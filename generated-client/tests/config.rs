@@ -38,8 +38,14 @@ fn from_env_reads_the_base_url_and_the_credentials() {
         ])
         .unwrap()
     );
-    assert!(shown.contains(r#"Custom("https://api.example.test/")"#), "{shown}");
-    assert!(shown.contains(r#"Url("https://login.example.test/token")"#), "{shown}");
+    assert!(
+        shown.contains(r#"Custom("https://api.example.test/")"#),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(r#"Url("https://login.example.test/token")"#),
+        "{shown}"
+    );
     assert!(shown.contains(r#"client_id: "my-client""#), "{shown}");
     assert!(shown.contains("Some(BasicAuth)"), "{shown}");
     assert!(shown.contains(r#"["openid", "profile"]"#), "{shown}");
@@ -64,19 +70,28 @@ fn from_env_prefers_a_static_token_and_knows_issuers() {
     let shown = format!(
         "{:?}",
         from_vars(&[
-            ("CREDITDATA_ISSUER", "https://login.example.test/realms/consumer"),
+            (
+                "CREDITDATA_ISSUER",
+                "https://login.example.test/realms/consumer"
+            ),
             ("CREDITDATA_CLIENT_ID", "id"),
             ("CREDITDATA_CLIENT_SECRET", "secret"),
             ("CREDITDATA_ENVIRONMENT", "test"),
         ])
         .unwrap()
     );
-    assert!(shown.contains("Issuer(\"https://login.example.test/realms/consumer\")"), "{shown}");
+    assert!(
+        shown.contains("Issuer(\"https://login.example.test/realms/consumer\")"),
+        "{shown}"
+    );
     assert!(shown.contains("environment: Test"), "{shown}");
 
     // Nothing set: the local mock, no credentials.
     let shown = format!("{:?}", from_vars(&[("CREDITDATA_TOKEN", "  ")]).unwrap());
-    assert!(shown.contains("environment: Mock, credentials: None"), "{shown}");
+    assert!(
+        shown.contains("environment: Mock, credentials: None"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -90,8 +105,11 @@ fn from_env_refuses_incomplete_credentials() {
         "invalid client configuration: client credentials need both CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET"
     );
     assert!(
-        message(&[("CREDITDATA_CLIENT_ID", "id"), ("CREDITDATA_CLIENT_SECRET", "s")])
-            .contains("neither CREDITDATA_TOKEN_URL nor CREDITDATA_ISSUER")
+        message(&[
+            ("CREDITDATA_CLIENT_ID", "id"),
+            ("CREDITDATA_CLIENT_SECRET", "s")
+        ])
+        .contains("neither CREDITDATA_TOKEN_URL nor CREDITDATA_ISSUER")
     );
     assert!(message(&[("CREDITDATA_ENVIRONMENT", "staging")]).contains("unknown environment"));
     assert!(message(&[("CREDITDATA_CLIENT_AUTH", "jwt")]).contains("use body or basic"));
@@ -106,14 +124,21 @@ fn environments_without_a_known_address_say_which_variable_to_set() {
             .build()
             .unwrap_err();
         assert!(matches!(error, Error::Config(_)));
-        assert!(error.to_string().contains("set CREDITDATA_PRODUCTION_URL"), "{error}");
+        assert!(
+            error.to_string().contains("set CREDITDATA_PRODUCTION_URL"),
+            "{error}"
+        );
     }
     let error = Client::builder()
         .base_url("https://user:password@api.example.test")
         .build()
         .unwrap_err();
     assert!(!error.to_string().contains("password@"), "{error}");
-    assert!(error.to_string().contains("must not contain a user name or password"));
+    assert!(
+        error
+            .to_string()
+            .contains("must not contain a user name or password")
+    );
     let error = Client::builder().base_url("not a url").build().unwrap_err();
     assert!(error.to_string().contains("is not a URL"), "{error}");
     let error = Client::builder()
@@ -169,10 +194,24 @@ async fn the_user_agent_is_sent() {
         .user_agent("lender-backoffice/2.3")
         .build()
         .unwrap();
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     let default = builder(&server).build().unwrap();
-    let error = default.get_session().session_id(session_id()).call().await.unwrap_err();
-    assert_eq!(error.status().map(|s| s.as_u16()), Some(404), "default agent differs");
+    let error = default
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.status().map(|s| s.as_u16()),
+        Some(404),
+        "default agent differs"
+    );
     let agents: Vec<_> = server
         .received_requests()
         .await
@@ -188,7 +227,10 @@ async fn the_request_timeout_bounds_json_calls_but_not_downloads() {
     let server = MockServer::start().await;
     // Both answers take one second to start.
     Mock::given(method("GET"))
-        .and(wiremock::matchers::path(format!("/v1/sessions/{}/pdf-report", session_id())))
+        .and(wiremock::matchers::path(format!(
+            "/v1/sessions/{}/pdf-report",
+            session_id()
+        )))
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_raw(b"%PDF-1.7 report".to_vec(), "application/pdf")
@@ -212,10 +254,20 @@ async fn the_request_timeout_bounds_json_calls_but_not_downloads() {
         .build()
         .unwrap();
 
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
     assert_eq!(error.operation(), Some("GetSession"));
-    assert!(error.to_string().starts_with("GetSession: the service did not answer in time"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("GetSession: the service did not answer in time"),
+        "{error}"
+    );
 
     let body = client
         .get_pdf_report()
@@ -227,19 +279,26 @@ async fn the_request_timeout_bounds_json_calls_but_not_downloads() {
         .into_inner()
         .collect::<Vec<_>>()
         .await;
-    let body: Vec<u8> = body.into_iter().flat_map(|chunk| chunk.unwrap().to_vec()).collect();
+    let body: Vec<u8> = body
+        .into_iter()
+        .flat_map(|chunk| chunk.unwrap().to_vec())
+        .collect();
     assert_eq!(body, b"%PDF-1.7 report");
 }
 
 /// A loopback server that answers each connection with `script(n)` (n = 0, 1, ...) and then
 /// keeps the connection open without writing, or closes it when `close` is set.
-async fn scripted_server(script: fn(usize) -> (Vec<u8>, bool)) -> (String, tokio::task::JoinHandle<()>) {
+async fn scripted_server(
+    script: fn(usize) -> (Vec<u8>, bool),
+) -> (String, tokio::task::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
         let mut held = Vec::new();
         for n in 0.. {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
             let mut request = Vec::new();
             let mut buf = [0u8; 4096];
             while !request.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -273,7 +332,10 @@ fn partial_response(content_type: &str, declared: usize, sent: &[u8]) -> Vec<u8>
 #[tokio::test]
 async fn a_stalled_download_fails_after_the_idle_read_timeout() {
     let (base, server) = scripted_server(|_| {
-        (partial_response("application/pdf", 1000, b"%PDF-1.7"), false)
+        (
+            partial_response("application/pdf", 1000, b"%PDF-1.7"),
+            false,
+        )
     })
     .await;
     let client = Client::builder()
@@ -299,7 +361,10 @@ async fn a_stalled_download_fails_after_the_idle_read_timeout() {
 #[tokio::test]
 async fn a_json_body_that_stalls_is_bounded_by_the_request_timeout() {
     let (base, server) = scripted_server(|_| {
-        (partial_response("application/json", 1000, b"{\"id\":"), false)
+        (
+            partial_response("application/json", 1000, b"{\"id\":"),
+            false,
+        )
     })
     .await;
     let client = Client::builder()
@@ -309,22 +374,26 @@ async fn a_json_body_that_stalls_is_bounded_by_the_request_timeout() {
         .read_timeout(Duration::from_secs(60))
         .build()
         .unwrap();
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
     assert_eq!(error.operation(), Some("GetSession"));
     server.abort();
 }
 
 #[tokio::test]
-async fn a_json_body_cut_short_is_retried_for_a_get() {
-    let (base, server) = scripted_server(|n| {
+async fn a_json_body_cut_short_is_a_transport_error_naming_the_operation() {
+    let (base, server) = scripted_server(|_| {
         let full = serde_json::to_vec(&session_json(session_id())).unwrap();
-        if n == 0 {
-            // The connection breaks after half the body.
-            (partial_response("application/json", full.len(), &full[..full.len() / 2]), true)
-        } else {
-            (partial_response("application/json", full.len(), &full), true)
-        }
+        // The connection breaks after half the body.
+        (
+            partial_response("application/json", full.len(), &full[..full.len() / 2]),
+            true,
+        )
     })
     .await;
     let client = Client::builder()
@@ -332,7 +401,19 @@ async fn a_json_body_cut_short_is_retried_for_a_get() {
         .retry_policy(fast_retries(3))
         .build()
         .unwrap();
-    let session = client.get_session().session_id(session_id()).call().await.unwrap();
-    assert_eq!(session.id, session_id());
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+    assert_eq!(error.operation(), Some("GetSession"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("GetSession: the connection to the service failed"),
+        "{error}"
+    );
     server.abort();
 }

@@ -40,12 +40,19 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .await;
     Mock::given(method("POST"))
         .and(path("/bad-token"))
-        .respond_with(token_error(401, "invalid_client", "Invalid client credentials"))
+        .respond_with(token_error(
+            401,
+            "invalid_client",
+            "Invalid client credentials",
+        ))
         .mount(&server)
         .await;
     Mock::given(method("GET"))
         .and(path(session_path(session_id())))
-        .and(header("authorization", format!("Bearer {ACCESS_TOKEN}").as_str()))
+        .and(header(
+            "authorization",
+            format!("Bearer {ACCESS_TOKEN}").as_str(),
+        ))
         .respond_with(ResponseTemplate::new(200).set_body_json(session_json(session_id())))
         .mount(&server)
         .await;
@@ -62,9 +69,19 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
     let mut shown = vec![format!("{oauth:?}")];
     let client = oauth.build().unwrap();
     // A successful call (the token is now cached in the client), then a 401 after refresh.
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     shown.push(format!("{client:?}"));
-    let refused = client.get_scores().session_id(session_id()).call().await.unwrap_err();
+    let refused = client
+        .get_scores()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     shown.push(format!("{refused:?} {refused}"));
 
     // A refused client secret.
@@ -72,7 +89,12 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .client_credentials(format!("{}/bad-token", server.uri()), "id", CLIENT_SECRET)
         .build()
         .unwrap();
-    let auth_error = bad.get_session().session_id(session_id()).call().await.unwrap_err();
+    let auth_error = bad
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     shown.push(format!("{bad:?} {auth_error:?} {auth_error}"));
 
     // A static token the service refuses, and one on a server that is gone.
@@ -91,20 +113,38 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .connect_timeout(Duration::from_secs(2))
         .build()
         .unwrap();
-    let transport_error = gone.get_session().session_id(session_id()).call().await.unwrap_err();
+    let transport_error = gone
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     shown.push(format!("{transport_error:?} {transport_error}"));
 
     let logged = captured.text();
     // Not vacuous: the calls were traced, with the span's fields.
     assert!(logged.contains("creditdata.call"), "{logged}");
-    assert!(logged.contains("operation=\"GetSession\"") || logged.contains("operation=GetSession"), "{logged}");
+    assert!(
+        logged.contains("operation=\"GetSession\"") || logged.contains("operation=GetSession"),
+        "{logged}"
+    );
     assert!(logged.contains("attempt=1"), "{logged}");
     assert!(logged.contains("status=200"), "{logged}");
     assert!(logged.contains("status=401"), "{logged}");
     assert!(logged.contains("duration_ms="), "{logged}");
     assert!(logged.contains("access token refused (401)"), "{logged}");
-    for secret in [CLIENT_SECRET, ACCESS_TOKEN, STATIC_TOKEN, "at-5b2d8e4f", "cs-7f3a9c1e", "st-91c4e7aa"] {
-        assert!(!logged.contains(secret), "{secret} in tracing output:\n{logged}");
+    for secret in [
+        CLIENT_SECRET,
+        ACCESS_TOKEN,
+        STATIC_TOKEN,
+        "at-5b2d8e4f",
+        "cs-7f3a9c1e",
+        "st-91c4e7aa",
+    ] {
+        assert!(
+            !logged.contains(secret),
+            "{secret} in tracing output:\n{logged}"
+        );
         for text in &shown {
             assert!(!text.contains(secret), "{secret} in {text}");
         }

@@ -40,7 +40,12 @@ async fn a_get_answered_503_then_200_is_retried() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, None, 1).await;
     let client = builder(&server).build().unwrap();
-    let session = client.get_session().session_id(session_id()).call().await.unwrap();
+    let session = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     assert_eq!(session.id, session_id());
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 2);
 }
@@ -51,8 +56,17 @@ async fn every_transient_status_is_retried_for_a_get() {
         let server = MockServer::start().await;
         flaky_session(&server, status, None, 2).await;
         let client = builder(&server).build().unwrap();
-        client.get_session().session_id(session_id()).call().await.unwrap();
-        assert_eq!(count(&server, "GET", &session_path(session_id())).await, 3, "{status}");
+        client
+            .get_session()
+            .session_id(session_id())
+            .call()
+            .await
+            .unwrap();
+        assert_eq!(
+            count(&server, "GET", &session_path(session_id())).await,
+            3,
+            "{status}"
+        );
     }
 }
 
@@ -62,9 +76,18 @@ async fn other_error_statuses_are_not_retried() {
         let server = MockServer::start().await;
         flaky_session(&server, status, None, 5).await;
         let client = builder(&server).build().unwrap();
-        let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+        let error = client
+            .get_session()
+            .session_id(session_id())
+            .call()
+            .await
+            .unwrap_err();
         assert_eq!(error.status().map(|s| s.as_u16()), Some(status));
-        assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1, "{status}");
+        assert_eq!(
+            count(&server, "GET", &session_path(session_id())).await,
+            1,
+            "{status}"
+        );
     }
 }
 
@@ -72,8 +95,16 @@ async fn other_error_statuses_are_not_retried() {
 async fn attempts_are_bounded_by_the_policy() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, None, 100).await;
-    let client = builder(&server).retry_policy(fast_retries(4)).build().unwrap();
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+    let client = builder(&server)
+        .retry_policy(fast_retries(4))
+        .build()
+        .unwrap();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert!(error.is_transient());
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 4);
@@ -84,7 +115,12 @@ async fn retries_can_be_switched_off() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, None, 1).await;
     let client = builder(&server).no_retries().build().unwrap();
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1);
 }
@@ -105,8 +141,16 @@ async fn create_session_answered_503_is_not_retried() {
         .with_priority(2)
         .mount(&server)
         .await;
-    let client = builder(&server).retry_policy(fast_retries(5)).build().unwrap();
-    let error = client.create_session().body(create_request()).call().await.unwrap_err();
+    let client = builder(&server)
+        .retry_policy(fast_retries(5))
+        .build()
+        .unwrap();
+    let error = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(error.operation(), Some("CreateSession"));
     // The service saw the request (it may have e-mailed the consumer): never sent twice.
@@ -120,15 +164,34 @@ async fn the_other_post_and_patch_actions_are_not_retried_after_a_response() {
         .respond_with(ResponseTemplate::new(502))
         .mount(&server)
         .await;
-    let client = builder(&server).retry_policy(fast_retries(5)).build().unwrap();
+    let client = builder(&server)
+        .retry_policy(fast_retries(5))
+        .build()
+        .unwrap();
     let id = session_id();
     let update: creditdata_client::types::UpdateSessionRequest =
         serde_json::from_value(serde_json::json!({"queryParameters": [{"countryCode": "DEU"}]}))
             .unwrap();
     let results = [
-        client.update_session().session_id(id).body(update).call().await.map(drop),
-        client.extend_customer_input_deadline().session_id(id).call().await.map(drop),
-        client.resend_customer_notification().session_id(id).call().await.map(drop),
+        client
+            .update_session()
+            .session_id(id)
+            .body(update)
+            .call()
+            .await
+            .map(drop),
+        client
+            .extend_customer_input_deadline()
+            .session_id(id)
+            .call()
+            .await
+            .map(drop),
+        client
+            .resend_customer_notification()
+            .session_id(id)
+            .call()
+            .await
+            .map(drop),
     ];
     for result in results {
         assert_eq!(result.unwrap_err().status().map(|s| s.as_u16()), Some(502));
@@ -153,8 +216,16 @@ async fn a_post_that_timed_out_after_reaching_the_server_is_not_repeated() {
         .request_timeout(Some(Duration::from_millis(200)))
         .build()
         .unwrap();
-    let error = client.create_session().body(create_request()).call().await.unwrap_err();
-    assert!(matches!(error, Error::Timeout { attempts: 1, .. }), "{error:?}");
+    let error = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Timeout { attempts: 1, .. }),
+        "{error:?}"
+    );
     assert_eq!(count(&server, "POST", "/v1/sessions").await, 1);
 }
 
@@ -174,8 +245,16 @@ async fn a_get_that_timed_out_is_retried() {
         .request_timeout(Some(Duration::from_millis(200)))
         .build()
         .unwrap();
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
-    assert!(matches!(error, Error::Timeout { attempts: 3, .. }), "{error:?}");
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Timeout { attempts: 3, .. }),
+        "{error:?}"
+    );
     assert!(error.to_string().contains("after 3 attempts"), "{error}");
 }
 
@@ -191,8 +270,16 @@ async fn a_post_whose_connection_failed_is_retried_per_policy() {
         .retry_policy(fast_retries(3))
         .build()
         .unwrap();
-    let error = client.create_session().body(create_request()).call().await.unwrap_err();
-    assert!(matches!(error, Error::Transport { attempts: 3, .. }), "{error:?}");
+    let error = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Transport { attempts: 3, .. }),
+        "{error:?}"
+    );
     assert_eq!(error.attempts(), Some(3));
     let message = error.to_string();
     assert!(
@@ -252,7 +339,11 @@ fn retry_delays(captured: &Captured) -> Vec<u64> {
         .filter(|line| line.contains("retrying"))
         .filter_map(|line| {
             let after = line.split("delay_ms=").nth(1)?;
-            after.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+            after
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
         })
         .collect()
 }
@@ -267,7 +358,12 @@ async fn retry_after_in_seconds_is_honoured() {
         &captured,
         "creditdata_client=debug",
     ));
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     // The backoff alone would be at most 2 ms (`fast_retries`); the server asked for 1 s.
     assert_eq!(retry_delays(&captured), [1000]);
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 2);
@@ -284,7 +380,12 @@ async fn retry_after_as_an_http_date_is_honoured() {
         &captured,
         "creditdata_client=debug",
     ));
-    client.get_session().session_id(session_id()).call().await.unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
     let delays = retry_delays(&captured);
     // HTTP dates have whole seconds: "in 2 s" reads as a wait of between 1 and 2 s.
     assert!(
@@ -298,7 +399,12 @@ async fn a_retry_after_beyond_the_longest_wait_ends_retrying_at_once() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, Some("120"), 1).await;
     let client = builder(&server).build().unwrap();
-    let error = client.get_session().session_id(session_id()).call().await.unwrap_err();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1);
     assert_eq!(error.retry_after(), Some(Duration::from_secs(120)));
     assert!(error.is_transient());

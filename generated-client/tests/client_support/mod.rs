@@ -141,7 +141,10 @@ impl io::Write for Captured {
 
 /// A subscriber writing every event of this crate (and spans' fields) at `DEBUG` and above
 /// into `captured`.
-pub fn capturing_subscriber(captured: &Captured, filter: &str) -> impl tracing::Subscriber + Send + Sync {
+pub fn capturing_subscriber(
+    captured: &Captured,
+    filter: &str,
+) -> impl tracing::Subscriber + Send + Sync {
     let writer = captured.clone();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
