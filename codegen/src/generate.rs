@@ -302,6 +302,7 @@ fn operations_module(
         let kind = match type_text(&sig.success).as_str() {
             "ByteStream" => quote!(Stream),
             "()" => quote!(Empty),
+            "serde_json::Value" => quote!(AnyJson),
             _ => quote!(Json),
         };
         let (id, method, path, summary, deprecated) = (
@@ -330,7 +331,7 @@ fn operations_module(
         lookup.push(quote!(#rust_name => Some(&ALL[#index]),));
         let builder = format_ident!("{builder_name}");
         let (success, error) = (&sig.success, &sig.error);
-        let locate = (kind.to_string() == "Json").then(|| {
+        let locate = matches!(kind.to_string().as_str(), "Json" | "AnyJson").then(|| {
             quote! {
                 fn locate_decode_error(body: &[u8]) -> Option<String> {
                     crate::operation::locate_decode_error::<#success>(body)

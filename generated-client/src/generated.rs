@@ -11882,7 +11882,7 @@ pub mod operations {
             summary: "Sends the onboarding e-mail again.",
             idempotent: false,
             deprecated: false,
-            response: crate::operation::ResponseKind::Json,
+            response: crate::operation::ResponseKind::AnyJson,
         },
         crate::operation::OperationMeta {
             id: "GetInputRequirements",

@@ -13,6 +13,10 @@ use progenitor_client::{Error as ProgenitorError, ResponseValue};
 pub enum ResponseKind {
     /// A JSON document decoded into the operation's output type.
     Json,
+    /// Any JSON value, untyped (`serde_json::Value`): the description does not say what the
+    /// body is, nor whether there is one. An empty success answer (204, or a zero
+    /// `Content-Length`) reaches the decoder as JSON `null` instead of failing.
+    AnyJson,
     /// A byte stream (PDF, Excel, images, attachments, TSV), never buffered whole.
     Stream,
     /// No body.

@@ -142,6 +142,9 @@ impl ClientHooks<ClientState> for Client {
         );
         let started = Instant::now();
         let mut record = CallRecord::default();
+        if let Some(error) = path_mismatch(&request, meta, operation) {
+            return Ok(carrier(error));
+        }
         let outcome = self
             .execute_with_policy(request, meta, operation, started, &mut record)
             .instrument(span.clone())
@@ -386,8 +389,69 @@ impl Client {
                 _ => Attempt::Failed(error, verdict),
             };
         }
+        if meta.response == ResponseKind::AnyJson && is_empty_answer(&response) {
+            return Attempt::Done(null_body(response));
+        }
         Attempt::Done(response)
     }
+}
+
+/// A success answer with no body: 204, or a `Content-Length` of zero.
+fn is_empty_answer(response: &reqwest::Response) -> bool {
+    response.status() == reqwest::StatusCode::NO_CONTENT || response.content_length() == Some(0)
+}
+
+/// The same answer with the body `null`, for an operation whose body may be any JSON value or
+/// none ([`ResponseKind::AnyJson`]): the generated decoder then yields `Value::Null` instead of
+/// failing on an empty body after the service has acted.
+fn null_body(response: reqwest::Response) -> reqwest::Response {
+    let mut answer = http::Response::new(Bytes::from_static(b"null"));
+    *answer.status_mut() = response.status();
+    *answer.headers_mut() = response.headers().clone();
+    answer.headers_mut().insert(
+        reqwest::header::CONTENT_TYPE,
+        reqwest::header::HeaderValue::from_static("application/json"),
+    );
+    answer.headers_mut().insert(
+        reqwest::header::CONTENT_LENGTH,
+        reqwest::header::HeaderValue::from_static("4"),
+    );
+    reqwest::Response::from(answer)
+}
+
+/// Refuses a request whose path no longer has the shape of its operation's template. URLs
+/// resolve `.` and `..` segments (also percent-encoded), so a path parameter such as an
+/// attachment id `..` would silently send the request to another operation's path; an empty
+/// one would address a collection. Both are refused before anything is sent.
+fn path_mismatch(
+    request: &reqwest::Request,
+    meta: &OperationMeta,
+    operation: &'static str,
+) -> Option<Error> {
+    if meta.path.is_empty() {
+        return None;
+    }
+    // Compared from the end, segment by segment (the base URL may add a path stem in front),
+    // without allocating: this runs on every call.
+    let mut actual = request.url().path().rsplit('/');
+    let fits = meta
+        .path
+        .trim_start_matches('/')
+        .rsplit('/')
+        .all(|expected| match actual.next() {
+            Some(got) if expected.starts_with('{') => !got.is_empty(),
+            Some(got) => got == expected,
+            None => false,
+        });
+    (!fits).then(|| Error::InvalidRequest {
+        operation: Some(operation),
+        message: format!(
+            "a path parameter is empty, `.` or `..`, which a URL cannot carry as an id: the \
+             request would go to {} instead of {}",
+            request.url().path(),
+            meta.path
+        ),
+    })
 }
 
 /// A copy of `request` to send while the original is kept for another attempt; `None` when its
