@@ -51,6 +51,9 @@
 
 #![warn(missing_docs)]
 
+// Formatted by the generator (prettyplease), not rustfmt: `cargo fmt` must not touch it, or the
+// drift check would see a difference.
+#[rustfmt::skip]
 #[allow(clippy::all, missing_docs, unused_imports)]
 mod generated;
 

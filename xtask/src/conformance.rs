@@ -276,7 +276,11 @@ pub(crate) struct MockProcess {
 }
 
 impl MockProcess {
-    pub(crate) fn start(binary: &Path, client_id: &str, secret: &str) -> anyhow::Result<MockProcess> {
+    pub(crate) fn start(
+        binary: &Path,
+        client_id: &str,
+        secret: &str,
+    ) -> anyhow::Result<MockProcess> {
         let mut child = Command::new(binary)
             .args(["--listen", "127.0.0.1:0", "--client-id", client_id])
             .args(["--token-lifetime", "2h", "--provider-delay", "0s"])

@@ -30,10 +30,21 @@ pub fn run() -> anyhow::Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(&root)
-        .args(["run", "--quiet", "-p", "creditdata-client", "--example", "quickstart", "--"])
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "creditdata-client",
+            "--example",
+            "quickstart",
+            "--",
+        ])
         .arg("jane.doe@example.com")
         .env("CREDITDATA_BASE_URL", &base)
-        .env("CREDITDATA_TOKEN_URL", format!("{base}/realms/consumer/protocol/openid-connect/token"))
+        .env(
+            "CREDITDATA_TOKEN_URL",
+            format!("{base}/realms/consumer/protocol/openid-connect/token"),
+        )
         .env("CREDITDATA_CLIENT_ID", "quickstart")
         .env("CREDITDATA_CLIENT_SECRET", &secret)
         .env("CREDITDATA_OUT_DIR", out_dir.path())
@@ -49,14 +60,22 @@ pub fn run() -> anyhow::Result<()> {
     }
     let mut seen = BTreeSet::new();
     for (number, line) in stdout.lines().enumerate() {
-        let value: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("quickstart stdout line {} is not JSON: {line}", number + 1))?;
+        let value: serde_json::Value = serde_json::from_str(line).with_context(|| {
+            format!("quickstart stdout line {} is not JSON: {line}", number + 1)
+        })?;
         let Some(step) = value.get("step").and_then(serde_json::Value::as_str) else {
-            bail!("quickstart stdout line {} has no \"step\": {line}", number + 1);
+            bail!(
+                "quickstart stdout line {} has no \"step\": {line}",
+                number + 1
+            );
         };
         seen.insert(step.to_string());
     }
-    let missing: Vec<&str> = REQUIRED_STEPS.iter().copied().filter(|s| !seen.contains(*s)).collect();
+    let missing: Vec<&str> = REQUIRED_STEPS
+        .iter()
+        .copied()
+        .filter(|s| !seen.contains(*s))
+        .collect();
     if !missing.is_empty() {
         bail!("the quickstart did not report the step(s) {missing:?}; it printed:\n{stdout}");
     }
@@ -66,13 +85,19 @@ pub fn run() -> anyhow::Result<()> {
         .filter(|p| std::fs::read(p).is_ok_and(|bytes| bytes.starts_with(b"%PDF-")))
         .collect();
     if pdfs.is_empty() {
-        bail!("the quickstart reported success but wrote no PDF report to {}", out_dir.path().display());
+        bail!(
+            "the quickstart reported success but wrote no PDF report to {}",
+            out_dir.path().display()
+        );
     }
     println!(
         "quickstart: {} steps reported ({}), PDF report {}",
         stdout.lines().count(),
         seen.into_iter().collect::<Vec<_>>().join(", "),
-        pdfs[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        pdfs[0]
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     );
     Ok(())
 }

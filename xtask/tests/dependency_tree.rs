@@ -9,16 +9,31 @@ fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(["tree", "-p", "creditdata-client", "-e", "normal,build", "--prefix", "none"])
+        .args([
+            "tree",
+            "-p",
+            "creditdata-client",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+        ])
         .args(["--format", "{p}"])
         .output()
         .expect("cargo tree runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let crates: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| line.split_whitespace().next().map(str::to_string))
         .collect();
-    assert!(crates.contains("progenitor-client"), "the runtime support crate is there: {crates:?}");
+    assert!(
+        crates.contains("progenitor-client"),
+        "the runtime support crate is there: {crates:?}"
+    );
     let generator = [
         "progenitor",
         "progenitor-impl",
@@ -30,6 +45,13 @@ fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
         "schemars",
         "creditdata-codegen",
     ];
-    let found: Vec<&str> = generator.iter().copied().filter(|c| crates.contains(*c)).collect();
-    assert!(found.is_empty(), "generator crates in the client's tree: {found:?}");
+    let found: Vec<&str> = generator
+        .iter()
+        .copied()
+        .filter(|c| crates.contains(*c))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "generator crates in the client's tree: {found:?}"
+    );
 }
