@@ -628,6 +628,19 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
             }
         }
     }
+
+    /// Sends the request and saves the body to `path` ([`Download::save`]: atomic,
+    /// length-checked, nothing left behind on failure).
+    fn download_to(
+        self,
+        path: impl AsRef<Path> + Send,
+    ) -> impl Future<Output = Result<SavedFile>> + Send
+    where
+        Self: Send,
+        Self::ErrorBody: serde::Serialize,
+    {
+        async move { self.download().await?.save(path).await }
+    }
 }
 
 impl<O: Operation<Output = ByteStream>> DownloadExt for O {}
@@ -640,13 +653,11 @@ impl Client {
     pub async fn download_pdf_report(
         &self,
         session_id: Uuid,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_pdf_report()
             .session_id(session_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 
@@ -655,13 +666,11 @@ impl Client {
     pub async fn download_account_statement_transactions_excel(
         &self,
         session_id: Uuid,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_account_statement_transactions_excel()
             .session_id(session_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 
@@ -671,14 +680,12 @@ impl Client {
         &self,
         session_id: Uuid,
         account_statement_id: &str,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_account_statement_excel()
             .session_id(session_id)
             .account_statement_id(account_statement_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 
@@ -689,14 +696,12 @@ impl Client {
         &self,
         session_id: Uuid,
         account_statement_id: &str,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_account_statement_tsv()
             .session_id(session_id)
             .account_statement_id(account_statement_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 
@@ -706,14 +711,12 @@ impl Client {
         &self,
         session_id: Uuid,
         attachment_id: &str,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_attachment_content()
             .session_id(session_id)
             .attachment_id(attachment_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 
@@ -725,15 +728,13 @@ impl Client {
         session_id: Uuid,
         verification_id: &str,
         image_id: &str,
-        path: impl AsRef<Path>,
+        path: impl AsRef<Path> + Send,
     ) -> Result<SavedFile> {
         self.get_identity_verification_image_content()
             .session_id(session_id)
             .verification_id(verification_id)
             .image_id(image_id)
-            .download()
-            .await?
-            .save(path)
+            .download_to(path)
             .await
     }
 }
