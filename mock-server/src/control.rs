@@ -57,58 +57,50 @@ fn conflict(action: &str, progress: &Progress) -> Problem {
 }
 
 /// The customer completes the onboarding: every pending package gets consent now.
-async fn complete(
-    State(state): State<Arc<AppState>>,
-    params: PathParams,
-) -> Result<Response, Problem> {
-    let id = params.session_id()?;
-    let now = Utc::now();
-    let session = state
-        .mutate(id, |record, _| match record.progress {
-            Progress::WaitingForCustomer { .. } => {
-                record.complete(now);
-                Ok(())
-            }
-            other => Err(conflict("complete the session", &other)),
-        })
-        .await?;
-    Ok(Json(session).into_response())
+async fn complete(state: State<Arc<AppState>>, params: PathParams) -> Result<Response, Problem> {
+    customer_step(state, params, "complete the session", |record, now| {
+        record.complete(now)
+    })
+    .await
 }
 
 /// The onboarding e-mail bounces.
 async fn fail_delivery(
-    State(state): State<Arc<AppState>>,
+    state: State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let id = params.session_id()?;
-    let now = Utc::now();
-    let session = state
-        .mutate(id, |record, _| match record.progress {
-            Progress::WaitingForCustomer { .. } => {
-                record.progress = Progress::DeliveryFailed { at: now };
-                Ok(())
-            }
-            other => Err(conflict("fail the delivery", &other)),
-        })
-        .await?;
-    Ok(Json(session).into_response())
+    customer_step(state, params, "fail the delivery", |record, now| {
+        record.progress = Progress::DeliveryFailed { at: now };
+    })
+    .await
 }
 
 /// The deadline passes now.
-async fn expire(
+async fn expire(state: State<Arc<AppState>>, params: PathParams) -> Result<Response, Problem> {
+    customer_step(state, params, "expire the session", |record, now| {
+        record.deadline = now;
+        record.progress = Progress::Expired { at: now };
+    })
+    .await
+}
+
+/// Applies a step of the customer's, which only a session still waiting for the customer can
+/// take (anything else is a 409 naming the session's state), and answers the session.
+async fn customer_step(
     State(state): State<Arc<AppState>>,
     params: PathParams,
+    action: &'static str,
+    step: impl FnOnce(&mut crate::store::SessionRecord, chrono::DateTime<Utc>) + Send,
 ) -> Result<Response, Problem> {
     let id = params.session_id()?;
     let now = Utc::now();
     let session = state
         .mutate(id, |record, _| match record.progress {
             Progress::WaitingForCustomer { .. } => {
-                record.deadline = now;
-                record.progress = Progress::Expired { at: now };
+                step(record, now);
                 Ok(())
             }
-            other => Err(conflict("expire the session", &other)),
+            other => Err(conflict(action, &other)),
         })
         .await?;
     Ok(Json(session).into_response())
