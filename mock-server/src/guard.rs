@@ -112,8 +112,9 @@ pub async fn refuse_foreign_hosts(
     match requested_authority(&request) {
         Some(authority) if policy.allows(&authority, 80) => next.run(request).await,
         requested => {
-            // Quoted with Debug so that a hostile value cannot break the log line.
-            tracing::warn!(host = ?requested, "refused a request for another host");
+            // Debug level: anyone can send these, and a page retrying them must not flood the
+            // log. Quoted with Debug so that a hostile value cannot break the log line.
+            tracing::debug!(host = ?requested, "refused a request for another host");
             Problem::bad_request(format!(
                 "The Host header does not name this mock server; it answers to {}. Start it \
                  with --allowed-host NAME to reach it under another name.",

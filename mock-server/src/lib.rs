@@ -14,6 +14,19 @@
 //!
 //! Every operation of the effective API description is served under `/v1` behind a bearer-token
 //! check; `/_mock/...` endpoints drive the customer and the providers (see the crate README).
+//!
+//! # Security
+//!
+//! - Every route refuses a `Host` that is not the listening address (`127.0.0.1:PORT`,
+//!   `localhost:PORT`, `[::1]:PORT`) or one of [`MockConfig::allowed_hosts`] (DNS rebinding).
+//! - `/_mock` control endpoints refuse a foreign `Origin`, a cross-site `Sec-Fetch-Site`, and any
+//!   `POST` without the [`CONTROL_HEADER`] or a non-form `Content-Type`: what a web page can send
+//!   without a CORS preflight.
+//! - Request bodies are bounded per route ([`API_BODY_LIMIT`], [`TOKEN_BODY_LIMIT`],
+//!   [`CONTROL_BODY_LIMIT`]).
+//! - The state file is written owner-only (0600) through a new exclusive temporary file, synced
+//!   and renamed; a change is answered only once saved, and a failed save changes nothing.
+//! - Settings are range-checked ([`MockConfig::validate`]) so no date arithmetic can overflow.
 
 mod api;
 pub mod auth;
