@@ -405,14 +405,30 @@ pub enum DownloadCommand {
     },
 }
 
+impl DownloadCommand {
+    /// Where the download goes.
+    pub fn target(&self) -> &TargetArgs {
+        match self {
+            DownloadCommand::Pdf { target, .. }
+            | DownloadCommand::TransactionsExcel { target, .. }
+            | DownloadCommand::StatementExcel { target, .. }
+            | DownloadCommand::StatementTsv { target, .. }
+            | DownloadCommand::Attachment { target, .. }
+            | DownloadCommand::Image { target, .. }
+            | DownloadCommand::SourceFile { target, .. } => target,
+        }
+    }
+}
+
 /// Where a download goes.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
     /// A file, or an existing directory to put the server's file name in, or `-` for stdout
-    /// [default: the server's file name in the current directory].
+    /// (not a terminal) [default: the server's file name in the current directory].
     #[arg(long = "out", short = 'o', value_name = "PATH|DIR|-")]
     pub out: Option<PathBuf>,
-    /// Replace an existing file.
+    /// Replace an existing file (without it, a file that appears during the download is kept
+    /// and the download discarded).
     #[arg(long)]
     pub force: bool,
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use creditdata_client::Client;
 use creditdata_client::download::{Download, DownloadExt, sanitize_file_name};
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value, json};
 
@@ -23,8 +23,8 @@ enum Destination {
 }
 
 /// The file a download goes to: `-o` as a file, `-o` as a directory plus the server's name (or
-/// the fallback), or the current directory plus that name. Refuses to replace a file unless
-/// `--force`.
+/// the fallback), or the current directory plus that name. Refuses an existing file unless
+/// `--force` (early, before the body is fetched; [`Temporary::put_in_place`] makes sure).
 fn destination(
     target: &TargetArgs,
     server_name: Option<&str>,
@@ -112,6 +112,7 @@ async fn save(
     fallback: &str,
 ) -> Result<(), Failure> {
     let destination = destination(target, download.file_name(), fallback)?;
+    let content_type = download.content_type().map(str::to_string);
     let bar = progress_bar(download.content_length());
     let download = match &bar {
         Some(bar) => {
@@ -123,51 +124,137 @@ async fn save(
     let result = match destination {
         Destination::Stdout => {
             let mut stdout = tokio::io::stdout();
-            download.write_to(&mut stdout).await.map(|_| None)
+            download
+                .write_to(&mut stdout)
+                .await
+                .map(|_| None)
+                .map_err(Failure::from)
         }
-        Destination::File(path) => download.save(&path).await.map(Some),
+        Destination::File(path) => write_file(download, &path, target.force)
+            .await
+            .map(|bytes| Some((path, bytes))),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     match result {
-        Ok(Some(saved)) => report_saved(
+        Ok(Some((path, bytes))) => report_saved(
             out,
-            &saved.path,
-            saved.bytes,
-            Kind::ContentType(saved.content_type.as_deref()),
+            &path,
+            bytes,
+            Kind::ContentType(content_type.as_deref()),
         ),
         Ok(None) => Ok(()),
-        Err(creditdata_client::Error::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::BrokenPipe =>
-        {
-            Err(Failure::BrokenPipe)
-        }
-        Err(error) => Err(error.into()),
+        Err(Failure::Client {
+            error: creditdata_client::Error::Io { source, .. },
+            ..
+        }) if source.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::BrokenPipe),
+        Err(failure) => Err(failure),
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
-/// renamed over `path` (owner-only permissions, as the client's own downloads).
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let dir = match path.parent() {
+/// Streams the body into a [`Temporary`] next to `path`, then puts it in place.
+async fn write_file(download: Download, path: &Path, force: bool) -> Result<u64, Failure> {
+    let mut body = download.bytes_stream();
+    let mut temporary = Temporary::next_to(path)?;
+    let mut written: u64 = 0;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        temporary.write(&chunk)?;
+        written += chunk.len() as u64;
+    }
+    temporary.put_in_place(path, force)?;
+    Ok(written)
+}
+
+/// A download being written: a temporary file next to its target, readable by the owner only,
+/// removed if anything fails (or the command is interrupted) before it is put in place.
+struct Temporary {
+    file: tempfile::NamedTempFile,
+    target: PathBuf,
+}
+
+impl Temporary {
+    fn next_to(target: &Path) -> Result<Self, Failure> {
+        let file = tempfile::Builder::new()
+            .prefix(".creditdata-")
+            .suffix(".part")
+            .tempfile_in(directory_of(target))
+            .map_err(|e| file_failure(target, e))?;
+        Ok(Temporary {
+            file,
+            target: target.to_path_buf(),
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.file
+            .write_all(bytes)
+            .map_err(|e| file_failure(&self.target, e))
+    }
+
+    /// Syncs the file and moves it to `path`. Without `force` the move fails if `path` exists
+    /// at that moment (even if it appeared after [`destination`] looked): the existing file is
+    /// kept and the download discarded.
+    fn put_in_place(self, path: &Path, force: bool) -> Result<(), Failure> {
+        self.file
+            .as_file()
+            .sync_all()
+            .map_err(|e| file_failure(path, e))?;
+        let placed = if force {
+            self.file.persist(path).map(drop)
+        } else {
+            self.file.persist_noclobber(path).map(drop)
+        };
+        placed.map_err(|error| {
+            if error.error.kind() == std::io::ErrorKind::AlreadyExists {
+                Failure::Local(format!(
+                    "{} appeared while the download was in progress; it was kept and the \
+                     download discarded (use --force to replace it)",
+                    path.display()
+                ))
+            } else {
+                file_failure(path, error.error)
+            }
+        })?;
+        // Makes the new name durable; the file is complete and in place whatever happens.
+        #[cfg(unix)]
+        let _ = std::fs::File::open(directory_of(path)).and_then(|d| d.sync_all());
+        Ok(())
+    }
+}
+
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
-    };
-    let failed = |e: std::io::Error| Failure::Local(format!("{}: {e}", path.display()));
-    let mut file = tempfile::Builder::new()
-        .prefix(".creditdata-")
-        .suffix(".part")
-        .tempfile_in(dir)
-        .map_err(failed)?;
-    file.write_all(bytes).map_err(failed)?;
-    file.as_file().sync_all().map_err(failed)?;
-    file.persist(path).map_err(|e| failed(e.error))?;
+    }
+}
+
+fn file_failure(path: &Path, error: std::io::Error) -> Failure {
+    Failure::Local(format!("{}: {error}", path.display()))
+}
+
+/// Refuses `-o -` when stdout is a terminal: a file's bytes are not text for people, and a
+/// server's bytes must not drive the terminal. Checked before anything is requested.
+fn refuse_raw_bytes_on_a_terminal(target: &TargetArgs) -> Result<(), Failure> {
+    let to_stdout = target
+        .out
+        .as_ref()
+        .is_some_and(|out| out.as_os_str() == "-");
+    if to_stdout && std::io::stdout().is_terminal() {
+        return Err(Failure::Usage(
+            "-o - writes the file's raw bytes, which must not go to a terminal; redirect \
+             standard output (`> FILE`, `| less`) or give -o a path"
+                .to_string(),
+        ));
+    }
     Ok(())
 }
 
 /// Runs a `download` command.
 pub async fn run(client: &Client, out: Output, command: DownloadCommand) -> Result<(), Failure> {
+    refuse_raw_bytes_on_a_terminal(command.target())?;
     match command {
         DownloadCommand::Pdf { id, target } => {
             let download = client.get_pdf_report().session_id(id).download().await?;
@@ -260,7 +347,9 @@ pub async fn run(client: &Client, out: Output, command: DownloadCommand) -> Resu
                     stdout.flush().map_err(Failure::output)
                 }
                 Destination::File(path) => {
-                    write_atomically(&path, &decoded.bytes)?;
+                    let mut temporary = Temporary::next_to(&path)?;
+                    temporary.write(&decoded.bytes)?;
+                    temporary.put_in_place(&path, target.force)?;
                     report_saved(
                         out,
                         &path,

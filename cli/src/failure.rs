@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use creditdata_client::Error;
 use creditdata_client::error::ApiError;
 
+use crate::terminal::one_line;
+
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
 /// Exit status: the service or the network failed, or a local file could not be written.
@@ -86,9 +88,11 @@ impl Failure {
                 error,
                 had_credentials,
             } => {
+                // The client's messages quote the service; kept on one line so that a quoted
+                // line break cannot fake a line of ours.
                 let mut text = match error {
                     Error::Api(api) => api_message(api),
-                    other => other.to_string(),
+                    other => one_line(&other.to_string()),
                 };
                 if !had_credentials && client_exit_status(error) == EXIT_AUTH {
                     text.push_str(
@@ -134,7 +138,7 @@ pub fn client_exit_status(error: &Error) -> u8 {
 /// one line, separated by `;`).
 fn api_message(api: &ApiError) -> String {
     let Some(errors) = api.validation_errors().filter(|e| !e.is_empty()) else {
-        return api.to_string();
+        return one_line(&api.to_string());
     };
     let mut text = format!(
         "{}: the service answered {}",
@@ -144,26 +148,19 @@ fn api_message(api: &ApiError) -> String {
     if let Some(problem) = &api.problem {
         for part in [&problem.title, &problem.detail].into_iter().flatten() {
             if !part.trim().is_empty() {
-                let _ = write!(text, ": {}", clean(part));
+                let _ = write!(text, ": {}", one_line(part));
             }
         }
     }
     for (field, messages) in errors {
         for message in messages {
-            let _ = write!(text, "\n  {}: {}", clean(field), clean(message));
+            let _ = write!(text, "\n  {}: {}", one_line(field), one_line(message));
         }
         if messages.is_empty() {
-            let _ = write!(text, "\n  {}: (no message)", clean(field));
+            let _ = write!(text, "\n  {}: (no message)", one_line(field));
         }
     }
     text
-}
-
-/// Server text without control characters (no terminal escape sequences from a response).
-fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 #[cfg(test)]
@@ -205,9 +202,14 @@ mod tests {
             text.contains("\n  queryParameters: required\n  queryParameters: at least one"),
             "{text}"
         );
+        // The escape sequence is neutralised where the message is written (crate::terminal).
         assert!(
-            text.contains("\n  subjectEmail: not an e-mail  [31maddress"),
+            text.contains("\n  subjectEmail: not an e-mail \u{1b}[31maddress"),
             "{text}"
+        );
+        assert_eq!(
+            crate::terminal::safe_text(&text).lines().last(),
+            Some("  subjectEmail: not an e-mail \u{fffd}[31maddress")
         );
         assert_eq!(failure.exit_status(), EXIT_FAILURE);
     }

@@ -11,8 +11,8 @@ mod query;
 mod sessions;
 mod settings;
 mod table;
+mod terminal;
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -59,10 +59,12 @@ fn init_tracing(verbose: u8) {
             _ => "info,creditdata_client=trace,creditdata=trace",
         }),
     };
+    // Through the terminal gate, like every other output: log fields can quote the service.
+    // Without colours, since the gate would turn their escape sequences into `�`.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(terminal::SafeStderr::new)
+        .with_ansi(false)
         .try_init();
 }
 

@@ -1,6 +1,6 @@
 //! Writing results to stdout: JSON documents, JSON Lines, or text for people.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use serde::Serialize;
 
@@ -30,27 +30,19 @@ impl Output {
         self.format == OutputFormat::Json
     }
 
-    /// Writes `text` as is.
+    /// Writes text for people, through the terminal gate ([`crate::terminal::safe_text`]).
     pub fn text(&self, text: &str) -> Result<(), Failure> {
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(text.as_bytes()).map_err(Failure::output)?;
-        stdout.flush().map_err(Failure::output)
+        crate::terminal::write_text(&mut std::io::stdout().lock(), text).map_err(Failure::output)
     }
 
     /// One JSON document, indented.
     pub fn document<T: Serialize + ?Sized>(&self, value: &T) -> Result<(), Failure> {
-        let mut text = serde_json::to_string_pretty(value)
-            .map_err(|e| Failure::Local(format!("cannot render the result as JSON: {e}")))?;
-        text.push('\n');
-        self.text(&text)
+        json(value, true)
     }
 
     /// One line of JSON Lines.
     pub fn json_line<T: Serialize + ?Sized>(&self, value: &T) -> Result<(), Failure> {
-        let mut text = serde_json::to_string(value)
-            .map_err(|e| Failure::Local(format!("cannot render the result as JSON: {e}")))?;
-        text.push('\n');
-        self.text(&text)
+        json(value, false)
     }
 
     /// A JSON value: the document in JSON, [`crate::table::view`] for people.
@@ -63,10 +55,20 @@ impl Output {
     }
 }
 
-/// Writes one line to stderr. A closed or broken stderr is ignored (`eprintln!` would panic).
+/// JSON to stdout, through the terminal gate ([`crate::terminal::write_json`]).
+fn json<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Result<(), Failure> {
+    crate::terminal::write_json(&mut std::io::stdout().lock(), value, pretty).map_err(|error| {
+        match error.io_error_kind() {
+            Some(_) => Failure::output(std::io::Error::from(error)),
+            None => Failure::Local(format!("cannot render the result as JSON: {error}")),
+        }
+    })
+}
+
+/// Writes one line to stderr, through the terminal gate. A closed or broken stderr is ignored
+/// (`eprintln!` would panic).
 pub fn note(text: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}");
+    let _ = crate::terminal::write_text(&mut std::io::stderr().lock(), &format!("{text}\n"));
 }
 
 /// Any serializable value as a JSON value.

@@ -3,8 +3,10 @@
 //! session list streams: its rows are printed as pages arrive, with widths fixed up front, which
 //! table crates (that measure every row first) do not do.
 //!
-//! Every cell is cleaned of control characters first, so a server's text can never move the
-//! cursor or recolour the terminal.
+//! Every cell and header is put on one line and measured as it will be shown (with unsafe
+//! characters already replaced, see [`crate::terminal`]), so a server's text can neither break
+//! the layout nor be measured wrongly; the terminal gate itself is applied when the table is
+//! written.
 
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
@@ -24,7 +26,10 @@ impl Table {
     /// A table with these column headers.
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
         Table {
-            headers: headers.into_iter().map(Into::into).collect(),
+            headers: headers
+                .into_iter()
+                .map(|header| clean(&header.into()))
+                .collect(),
             rows: Vec::new(),
         }
     }
@@ -138,16 +143,10 @@ pub fn pairs<K: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (K, V
     out
 }
 
-/// Text without control characters (tabs and line breaks become spaces, other control
-/// characters, including ESC, become `�`).
+/// Server text as one cell shows it: on one line, unsafe characters replaced (so that its
+/// width is that of what the terminal will show).
 pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\t' | '\n' | '\r' => ' ',
-            c if c.is_control() => '\u{fffd}',
-            c => c,
-        })
-        .collect()
+    crate::terminal::safe_text(&crate::terminal::one_line(text)).into_owned()
 }
 
 /// At most `width` terminal cells of `text`, ending in `…` when cut.
@@ -315,11 +314,14 @@ mod tests {
 
     #[test]
     fn control_characters_never_reach_the_terminal() {
-        let mut t = Table::new(["A"]);
-        t.row(["red\u{1b}[31m\nline"]);
+        let mut t = Table::new(["A\u{1b}[2J", "B"]);
+        t.row(["red\u{1b}[31m\nline", "\u{202e}x"]);
         let out = t.render();
         assert!(!out.contains('\u{1b}'), "{out:?}");
-        assert_eq!(out, "A\nred\u{fffd}[31m line\n");
+        assert_eq!(
+            out,
+            "A\u{fffd}[2J          B\nred\u{fffd}[31m line  \u{fffd}x\n"
+        );
     }
 
     #[test]

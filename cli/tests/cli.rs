@@ -114,7 +114,12 @@ impl Shell {
 
 async fn control(mock: &MockServer, id: &str, action: &str) {
     let url = format!("{}/_mock/sessions/{id}/{action}", mock.base_url());
-    let response = reqwest::Client::new().post(&url).send().await.unwrap();
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header(creditdata_mock::CONTROL_HEADER, "1")
+        .send()
+        .await
+        .unwrap();
     assert!(
         response.status().is_success(),
         "{url}: {}",

@@ -266,6 +266,7 @@ async fn main() {
         .expect("session");
     let id = created["id"].as_str().expect("id").to_owned();
     http.post(format!("{}/_mock/sessions/{id}/complete", mock.base))
+        .header(creditdata_mock::CONTROL_HEADER, "1")
         .send()
         .await
         .expect("complete");

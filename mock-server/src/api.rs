@@ -589,8 +589,7 @@ async fn create_session(
         source_overrides: Default::default(),
     };
     let session = state.session_view(&record);
-    state.write_store().sessions.insert(record.id, record);
-    state.persist().await?;
+    state.insert(record).await?;
     Ok((StatusCode::CREATED, Json(session)).into_response())
 }
 

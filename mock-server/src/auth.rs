@@ -5,6 +5,7 @@
 //! PEM file, or kept in the state file so tokens survive a restart).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -475,24 +476,27 @@ pub async fn token(
             None,
         );
     }
-    let mut params: Vec<(String, String)> = Vec::new();
+    // One pass with a map: the work grows with the body, whatever an anonymous caller sends.
+    let mut params: HashMap<String, String> = HashMap::new();
     for (name, value) in form_urlencoded::parse(&body) {
-        if params.iter().any(|(seen, _)| *seen == name) {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &format!("The parameter `{name}` is given more than once."),
-                None,
-            );
+        match params.entry(name.into_owned()) {
+            Entry::Occupied(repeated) => {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    &format!(
+                        "The parameter `{}` is given more than once.",
+                        repeated.key()
+                    ),
+                    None,
+                );
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(value.into_owned());
+            }
         }
-        params.push((name.into_owned(), value.into_owned()));
     }
-    let param = |name: &str| {
-        params
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
-    };
+    let param = |name: &str| params.get(name).map(String::as_str);
 
     let Some(grant_type) = param("grant_type") else {
         return oauth_error(

@@ -2,8 +2,9 @@
 //! timing rules (deadlines, provider delays).
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// The client id the mock accepts when none is configured.
@@ -17,6 +18,11 @@ pub const DEFAULT_AUDIENCE: &str = "consumer-api";
 pub const DEFAULT_TAKE: i32 = 20;
 /// Largest accepted `Take`; a larger one is a 400.
 pub const MAX_TAKE: i32 = 100;
+/// The largest day count a setting accepts (about ten years). Every date the mock computes is
+/// a creation or consent time plus at most this, so no date arithmetic can overflow.
+pub const MAX_DAYS: u32 = 3650;
+/// The longest duration a setting accepts: [`MAX_DAYS`] days.
+pub const MAX_DURATION: Duration = Duration::from_secs(MAX_DAYS as u64 * 86_400);
 
 /// Configuration of a [`MockServer`](crate::MockServer).
 #[derive(Clone)]
@@ -56,6 +62,10 @@ pub struct MockConfig {
     pub upgradable_for_days: u32,
     /// `organizationalUnitName` of sessions created by the configured client.
     pub organizational_unit_name: Option<String>,
+    /// Host names the mock answers to besides its listening address (`127.0.0.1:PORT`,
+    /// `localhost:PORT`, `[::1]:PORT`, or the bound address itself): `name` for any port,
+    /// `name:port` for that port only. Every other `Host` is refused (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for MockConfig {
@@ -76,8 +86,174 @@ impl Default for MockConfig {
             extendable_for_days: 30,
             upgradable_for_days: 30,
             organizational_unit_name: Some("Retail Lending".to_owned()),
+            allowed_hosts: Vec::new(),
         }
     }
+}
+
+/// Why a [`MockConfig`] cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A duration beyond [`MAX_DURATION`].
+    #[error("{setting} is {value:?}; at most {MAX_DAYS} days ({}s) is accepted", MAX_DURATION.as_secs())]
+    DurationOutOfRange {
+        /// The setting (the `MockConfig` field).
+        setting: &'static str,
+        /// Its value.
+        value: Duration,
+    },
+    /// A day count beyond [`MAX_DAYS`].
+    #[error("{setting} is {value} days; at most {MAX_DAYS} is accepted")]
+    DaysOutOfRange {
+        /// The setting (the `MockConfig` field).
+        setting: &'static str,
+        /// Its value.
+        value: u32,
+    },
+    /// An allowed host that is not a host name or address.
+    #[error("allowed host {value:?} is not a host name, IP address or `name:port`: {reason}")]
+    AllowedHost {
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl MockConfig {
+    /// Checks every setting against the ranges the mock computes with (see [`MAX_DAYS`]).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let durations = [
+            ("token_lifetime", Some(self.token_lifetime)),
+            ("auto_complete_after", self.auto_complete_after),
+            ("provider_delay", Some(self.provider_delay)),
+        ];
+        for (setting, value) in durations {
+            if let Some(value) = value {
+                check_duration(setting, value)?;
+            }
+        }
+        let day_counts = [
+            ("deadline_days", self.deadline_days),
+            ("extension_days", self.extension_days),
+            ("extendable_for_days", self.extendable_for_days),
+            ("upgradable_for_days", self.upgradable_for_days),
+        ];
+        for (setting, value) in day_counts {
+            check_days(setting, value)?;
+        }
+        for host in &self.allowed_hosts {
+            host.parse::<AllowedHost>()?;
+        }
+        Ok(())
+    }
+
+    /// The allowed hosts, parsed.
+    pub fn parsed_allowed_hosts(&self) -> Result<Vec<AllowedHost>, ConfigError> {
+        self.allowed_hosts.iter().map(|host| host.parse()).collect()
+    }
+}
+
+/// `value` when it is at most [`MAX_DURATION`].
+pub fn check_duration(setting: &'static str, value: Duration) -> Result<Duration, ConfigError> {
+    if value > MAX_DURATION {
+        return Err(ConfigError::DurationOutOfRange { setting, value });
+    }
+    Ok(value)
+}
+
+/// `value` when it is at most [`MAX_DAYS`].
+pub fn check_days(setting: &'static str, value: u32) -> Result<u32, ConfigError> {
+    if value > MAX_DAYS {
+        return Err(ConfigError::DaysOutOfRange { setting, value });
+    }
+    Ok(value)
+}
+
+/// A configured host name or address, with the port it is allowed on (`None`: any port).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedHost {
+    /// Lower-case name, or an IP address as written in a URL (`[::1]` for IPv6).
+    pub host: String,
+    /// The port, when one was given.
+    pub port: Option<u16>,
+}
+
+impl FromStr for AllowedHost {
+    type Err = ConfigError;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        let refuse = |reason: &str| ConfigError::AllowedHost {
+            value: value.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let Some((host, port)) = split_authority(value) else {
+            return Err(refuse("expected `name` or `name:port` (IPv6 in brackets)"));
+        };
+        let port = match port {
+            None => None,
+            Some(port) => Some(parse_port(port).ok_or_else(|| refuse("the port is not 1-65535"))?),
+        };
+        if !is_host_name(host) {
+            return Err(refuse(
+                "a host name is letters, digits, `-` and `_` in dot-separated labels",
+            ));
+        }
+        Ok(AllowedHost {
+            host: host.to_ascii_lowercase(),
+            port,
+        })
+    }
+}
+
+/// `host[:port]` split at the port; IPv6 keeps its brackets. `None` when the shape is wrong
+/// (user-info, a path, an empty host, an unbracketed IPv6 address).
+pub(crate) fn split_authority(authority: &str) -> Option<(&str, Option<&str>)> {
+    if authority.is_empty() || authority.contains(['@', '/', '?', '#', ' ']) {
+        return None;
+    }
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let (host, rest) = authority.split_at(end + 1);
+        match rest {
+            "" => (host, None),
+            rest => (host, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    (!host.is_empty()).then_some((host, port))
+}
+
+/// A port number written as decimal digits only.
+pub(crate) fn parse_port(text: &str) -> Option<u16> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok().filter(|port| *port != 0)
+}
+
+/// A DNS name, an IPv4 address or a bracketed IPv6 address.
+fn is_host_name(host: &str) -> bool {
+    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return inner.parse::<std::net::Ipv6Addr>().is_ok();
+    }
+    if host.parse::<IpAddr>().is_ok() {
+        return true;
+    }
+    host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
 }
 
 impl fmt::Debug for MockConfig {
@@ -101,6 +277,7 @@ impl fmt::Debug for MockConfig {
             .field("extendable_for_days", &self.extendable_for_days)
             .field("upgradable_for_days", &self.upgradable_for_days)
             .field("organizational_unit_name", &self.organizational_unit_name)
+            .field("allowed_hosts", &self.allowed_hosts)
             .finish()
     }
 }

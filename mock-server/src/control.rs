@@ -6,12 +6,14 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use chrono::Utc;
 use serde_json::{Value, json};
 
+use crate::CONTROL_BODY_LIMIT;
 use crate::api::PathParams;
 use crate::catalog;
 use crate::problem::Problem;
@@ -44,8 +46,7 @@ async fn health() -> Json<Value> {
 }
 
 async fn reset(State(state): State<Arc<AppState>>) -> Result<Json<Value>, Problem> {
-    state.clear();
-    state.persist().await?;
+    state.reset().await?;
     Ok(Json(json!({ "sessions": 0 })))
 }
 
@@ -131,8 +132,15 @@ async fn set_source_status(
     let id = params.session_id()?;
     let source_id = params.get("sourceId").to_owned();
     known_source(&source_id)?;
-    let body =
-        body.map_err(|e| Problem::bad_request(format!("The request body could not be read: {e}")))?;
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Problem::payload_too_large(format!(
+                "The request body is larger than the {CONTROL_BODY_LIMIT} bytes this endpoint reads."
+            ))
+        } else {
+            Problem::bad_request(format!("The request body could not be read: {rejection}"))
+        }
+    })?;
     let value: Value = serde_json::from_slice(&body).map_err(|e| {
         Problem::invalid_field("$", format!("The request body is not valid JSON: {e}."))
     })?;

@@ -14,6 +14,19 @@
 //!
 //! Every operation of the effective API description is served under `/v1` behind a bearer-token
 //! check; `/_mock/...` endpoints drive the customer and the providers (see the crate README).
+//!
+//! # Security
+//!
+//! - Every route refuses a `Host` that is not the listening address (`127.0.0.1:PORT`,
+//!   `localhost:PORT`, `[::1]:PORT`) or one of [`MockConfig::allowed_hosts`] (DNS rebinding).
+//! - `/_mock` control endpoints refuse a foreign `Origin`, a cross-site `Sec-Fetch-Site`, and any
+//!   `POST` without the [`CONTROL_HEADER`] or a non-form `Content-Type`: what a web page can send
+//!   without a CORS preflight.
+//! - Request bodies are bounded per route ([`API_BODY_LIMIT`], [`TOKEN_BODY_LIMIT`],
+//!   [`CONTROL_BODY_LIMIT`]).
+//! - The state file is written owner-only (0600) through a new exclusive temporary file, synced
+//!   and renamed; a change is answered only once saved, and a failed save changes nothing.
+//! - Settings are range-checked ([`MockConfig::validate`]) so no date arithmetic can overflow.
 
 mod api;
 pub mod auth;
@@ -22,6 +35,7 @@ pub mod config;
 mod control;
 mod data;
 mod files;
+mod guard;
 mod problem;
 mod render;
 mod report;
@@ -46,13 +60,15 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use auth::TokenOptions;
-pub use config::{DEFAULT_TAKE, MAX_TAKE, MockConfig};
+pub use config::{ConfigError, DEFAULT_TAKE, MAX_TAKE, MockConfig};
+pub use guard::CONTROL_HEADER;
 pub use problem::Problem;
 /// How the PDF report writes text (tests use it to find names in the report's bytes).
 pub use render::pdf::win_ansi;
 pub use store::StateError;
 
 use auth::{IdentityProvider, KeyError, REALM, SigningKey};
+use guard::HostPolicy;
 use state::AppState;
 use store::{StateFile, Store};
 
@@ -61,8 +77,25 @@ pub const OPENAPI_JSON: &[u8] = include_bytes!("../../spec/openapi.json");
 /// The published description, served at `/openapi/v1.yaml`.
 pub const OPENAPI_YAML: &[u8] = include_bytes!("../../spec/openapi.yaml");
 
-/// Largest request body accepted (1 MiB).
-const BODY_LIMIT: usize = 1024 * 1024;
+/// Largest body a `/v1` operation reads: a session request with every country and package
+/// is a few kilobytes.
+pub const API_BODY_LIMIT: usize = 64 * 1024;
+/// Largest body the identity provider's token endpoint reads (a token request is a few hundred
+/// bytes); the endpoint needs no authentication to be reached.
+pub const TOKEN_BODY_LIMIT: usize = 8 * 1024;
+/// Largest body a `/_mock` control endpoint (or any other route) reads.
+pub const CONTROL_BODY_LIMIT: usize = 4 * 1024;
+
+/// The body limit of the route at `path` (the routers below are limited the same way).
+fn body_limit(path: &str) -> usize {
+    if path.starts_with("/v1/") {
+        API_BODY_LIMIT
+    } else if path.starts_with(&format!("/realms/{REALM}/")) {
+        TOKEN_BODY_LIMIT
+    } else {
+        CONTROL_BODY_LIMIT
+    }
+}
 
 /// Why a mock server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +114,9 @@ pub enum StartError {
     /// The signing key is unusable.
     #[error(transparent)]
     Key(#[from] KeyError),
+    /// A setting is out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// Writing the initial state file failed.
     #[error("could not write the state file: {0}")]
     Persist(String),
@@ -110,6 +146,8 @@ impl MockServer {
     /// Binds `config.listen`, loads the state file (if any) and starts serving in the
     /// background of the current tokio runtime.
     pub async fn start(config: MockConfig) -> Result<MockServer, StartError> {
+        config.validate()?;
+        let allowed_hosts = config.parsed_allowed_hosts()?;
         let saved = match &config.state_file {
             Some(path) => StateFile::load(path)?,
             None => None,
@@ -161,7 +199,8 @@ impl MockServer {
         state.persist().await.map_err(|problem| {
             StartError::Persist(problem.body().detail.clone().unwrap_or_default())
         })?;
-        let app = router(Arc::clone(&state));
+        let policy = Arc::new(HostPolicy::new(address, allowed_hosts));
+        let app = router(Arc::clone(&state), policy);
         let (shutdown, signal) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let served = axum::serve(listener, app)
@@ -258,11 +297,19 @@ fn reachable(address: SocketAddr) -> SocketAddr {
     }
 }
 
-fn router(state: Arc<AppState>) -> Router {
-    let api = api::routes().route_layer(middleware::from_fn_with_state(
-        Arc::clone(&state.idp),
-        auth::require_bearer,
-    ));
+fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
+    let api = api::routes()
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state.idp),
+            auth::require_bearer,
+        ))
+        .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
+    let control = control::routes()
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&policy),
+            guard::refuse_cross_site,
+        ))
+        .layer(DefaultBodyLimit::max(CONTROL_BODY_LIMIT));
     let realm = format!("/realms/{REALM}");
     let identity = Router::new()
         .route(
@@ -281,21 +328,26 @@ fn router(state: Arc<AppState>) -> Router {
             &format!("{realm}/protocol/openid-connect/auth"),
             get(auth::authorize),
         )
+        .layer(DefaultBodyLimit::max(TOKEN_BODY_LIMIT))
         .with_state(Arc::clone(&state.idp));
     let documents = Router::new()
         .route("/openapi/v1.json", get(openapi_json))
         .route("/openapi/v1.yaml", get(openapi_yaml));
     Router::new()
         .merge(api)
-        .merge(control::routes())
+        .merge(control)
         .with_state(state)
         .merge(identity)
         .merge(documents)
         .fallback(not_found)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(DefaultBodyLimit::max(CONTROL_BODY_LIMIT))
         .layer(middleware::from_fn(problem_bodies))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
+        ))
+        .layer(middleware::from_fn_with_state(
+            policy,
+            guard::refuse_foreign_hosts,
         ))
         .layer(middleware::from_fn(log_requests))
 }
@@ -337,6 +389,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// Turns any error response without a JSON body (axum's own rejections, 405s) into problem
 /// details, keeping its status and headers.
 async fn problem_bodies(request: Request, next: Next) -> Response {
+    let limit = body_limit(request.uri().path());
     let response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) {
@@ -347,7 +400,8 @@ async fn problem_bodies(request: Request, next: Next) -> Response {
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/json"));
-    if is_json {
+    // A 413 is rebuilt even when JSON, so that it always names the limit of its route.
+    if is_json && status != StatusCode::PAYLOAD_TOO_LARGE {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -361,7 +415,7 @@ async fn problem_bodies(request: Request, next: Next) -> Response {
             None,
         ),
         StatusCode::PAYLOAD_TOO_LARGE => Problem::payload_too_large(format!(
-            "The request body is larger than {BODY_LIMIT} bytes."
+            "The request body is larger than the {limit} bytes this endpoint reads."
         )),
         StatusCode::NOT_FOUND => Problem::not_found(if text.is_empty() {
             "Not found.".into()

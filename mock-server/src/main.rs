@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Parser;
-use creditdata_mock::config::{DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET};
-use creditdata_mock::{MockConfig, MockServer};
+use creditdata_mock::config::{
+    AllowedHost, DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, MAX_DAYS, MAX_DURATION,
+};
+use creditdata_mock::{MockConfig, MockServer, StartError};
 
 /// A stateful local stand-in for the consumer credit-data service and its identity provider.
 #[derive(Parser)]
@@ -43,31 +45,76 @@ struct Args {
     /// One provider answer in N ends in ERROR (deterministic per session and provider); 0: never.
     #[arg(long, default_value_t = 8)]
     provider_error_one_in: u32,
-    /// Days from creation to the first customer input deadline.
-    #[arg(long, default_value_t = 7)]
+    /// Days from creation to the first customer input deadline (at most 3650).
+    #[arg(long, default_value_t = 7, value_parser = days)]
     deadline_days: u32,
-    /// Days an extension moves the deadline to, from now.
-    #[arg(long, default_value_t = 7)]
+    /// Days an extension moves the deadline to, from now (at most 3650).
+    #[arg(long, default_value_t = 7, value_parser = days)]
     extension_days: u32,
+    /// Another name the mock answers to (NAME for any port, NAME:PORT for one); repeatable.
+    /// Requests for any other Host are refused (DNS rebinding).
+    #[arg(
+        long = "allowed-host",
+        value_name = "NAME[:PORT]",
+        env = "CREDITDATA_MOCK_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_parser = allowed_host
+    )]
+    allowed_hosts: Vec<String>,
 }
 
-/// `300`, `300s`, `5m`, `2h`, `500ms`.
+/// A day count the mock can compute dates with.
+fn days(text: &str) -> Result<u32, String> {
+    let value: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of days"))?;
+    u32::try_from(value)
+        .ok()
+        .filter(|days| *days <= MAX_DAYS)
+        .ok_or_else(|| format!("{value} days is more than the {MAX_DAYS} accepted"))
+}
+
+fn allowed_host(text: &str) -> Result<String, String> {
+    text.trim()
+        .parse::<AllowedHost>()
+        .map(|_| text.trim().to_owned())
+        .map_err(|error| error.to_string())
+}
+
+/// `300`, `300s`, `5m`, `2h`, `500ms`; at most [`MAX_DURATION`] (about ten years).
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration such as 30s, 5m or 1h"))?;
-    match unit {
-        "" | "s" => Ok(Duration::from_secs(number)),
-        "ms" => Ok(Duration::from_millis(number)),
-        "m" => Ok(Duration::from_secs(number * 60)),
-        "h" => Ok(Duration::from_secs(number * 3600)),
-        _ => Err(format!("'{text}' has an unknown unit; use ms, s, m or h")),
+    let too_long = || {
+        format!(
+            "'{text}' is longer than the {MAX_DAYS} days ({}s) accepted",
+            MAX_DURATION.as_secs()
+        )
+    };
+    if number.is_empty() {
+        return Err(format!("'{text}' is not a duration such as 30s, 5m or 1h"));
     }
+    // All digits: the only parse failure left is a number beyond u64.
+    let number: u64 = number.parse().map_err(|_| too_long())?;
+    let seconds_per_unit = match unit {
+        "" | "s" => Some(1),
+        "m" => Some(60),
+        "h" => Some(3600),
+        "ms" => None,
+        _ => return Err(format!("'{text}' has an unknown unit; use ms, s, m or h")),
+    };
+    let duration = match seconds_per_unit {
+        Some(factor) => Duration::from_secs(number.checked_mul(factor).ok_or_else(too_long)?),
+        None => Duration::from_millis(number),
+    };
+    if duration > MAX_DURATION {
+        return Err(too_long());
+    }
+    Ok(duration)
 }
 
 #[tokio::main]
@@ -77,6 +124,10 @@ async fn main() -> std::process::ExitCode {
         Err(error) => {
             // The causes in one line, for a person; no backtrace even with RUST_BACKTRACE set.
             eprintln!("error: {error:#}");
+            // A setting out of range is a usage error, as clap reports its own (exit 2).
+            if let Some(StartError::Config(_)) = error.downcast_ref::<StartError>() {
+                return std::process::ExitCode::from(2);
+            }
             std::process::ExitCode::FAILURE
         }
     }
@@ -111,6 +162,7 @@ async fn run() -> anyhow::Result<()> {
         provider_error_one_in: args.provider_error_one_in,
         deadline_days: args.deadline_days,
         extension_days: args.extension_days,
+        allowed_hosts: args.allowed_hosts,
         ..MockConfig::default()
     };
     let server = MockServer::start(config).await?;
@@ -162,5 +214,25 @@ mod tests {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert!(parse_duration("5 weeks").is_err());
         assert!(parse_duration("").is_err());
+        assert!(parse_duration("h").is_err());
+    }
+
+    #[test]
+    fn durations_and_days_beyond_the_ceiling_are_refused() {
+        for text in [
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999h",
+            "5124095576030432h",
+            "18446744073709551615ms",
+        ] {
+            let error = parse_duration(text).expect_err(text);
+            assert!(error.contains("accepted"), "{error}");
+        }
+        assert_eq!(parse_duration("87600h"), Ok(MAX_DURATION));
+        assert!(days("3650").is_ok());
+        assert!(days("3651").is_err());
+        assert!(days("4294967296").is_err());
+        assert!(days("-1").is_err());
     }
 }

@@ -2,6 +2,8 @@
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
 use chrono::{DateTime, Utc};
 use creditdata_client::types::Session;
 use uuid::Uuid;
@@ -10,7 +12,7 @@ use crate::auth::IdentityProvider;
 use crate::config::MockConfig;
 use crate::data::{Dossier, DossierCache};
 use crate::problem::Problem;
-use crate::store::{STATE_VERSION, SessionRecord, StateFile, Store};
+use crate::store::{STATE_VERSION, SessionRecord, StateError, StateFile, Store};
 use crate::views::View;
 
 /// Everything a request handler needs.
@@ -21,7 +23,9 @@ pub struct AppState {
     pub idp: Arc<IdentityProvider>,
     store: RwLock<Store>,
     dossiers: DossierCache,
-    persist_lock: tokio::sync::Mutex<()>,
+    /// Held by whoever is changing the sessions, from reading the record to be changed until
+    /// the change is saved and in memory; so changes never interleave and saves never race.
+    writer: Arc<Mutex<()>>,
     /// Whether the state file should carry the signing key (it was generated here).
     keep_key_in_state: bool,
 }
@@ -61,7 +65,7 @@ impl AppState {
             idp,
             store: RwLock::new(store),
             dossiers: DossierCache::default(),
-            persist_lock: tokio::sync::Mutex::new(()),
+            writer: Arc::new(Mutex::new(())),
             keep_key_in_state,
         }
     }
@@ -73,17 +77,11 @@ impl AppState {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Exclusive access to the sessions.
-    pub fn write_store(&self) -> RwLockWriteGuard<'_, Store> {
+    /// Exclusive access to the sessions. Only a committed change writes them.
+    fn write_store(&self) -> RwLockWriteGuard<'_, Store> {
         self.store
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Forgets every session.
-    pub fn clear(&self) {
-        self.write_store().sessions.clear();
-        self.dossiers.clear();
     }
 
     /// The dossier of `record`.
@@ -120,51 +118,235 @@ impl AppState {
         })
     }
 
-    /// Settles session `id`, applies `change` (all or nothing), persists, and returns the new
-    /// API view.
+    /// Settles session `id`, applies `change` (all or nothing), saves, and returns the new API
+    /// view. Nothing changes, in memory or on disk, when `change` or the save fails.
     pub async fn mutate(
-        &self,
+        self: &Arc<Self>,
         id: Uuid,
         change: impl FnOnce(&mut SessionRecord, &MockConfig) -> Result<(), Problem>,
     ) -> Result<Session, Problem> {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
         let now = Utc::now();
-        let record = {
-            let mut store = self.write_store();
-            let stored = store.sessions.get_mut(&id).ok_or_else(|| not_found(id))?;
-            stored.settle(now, &self.config);
-            let mut changed = stored.clone();
-            change(&mut changed, &self.config)?;
-            *stored = changed.clone();
-            changed
-        };
-        self.persist().await?;
-        Ok(self.session_view(&record.settled(now, &self.config)))
+        let mut record = self
+            .read_store()
+            .sessions
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| not_found(id))?;
+        record.settle(now, &self.config);
+        change(&mut record, &self.config)?;
+        let view = self.session_view(&record.settled(now, &self.config));
+        self.commit(writer, Change::Put(record)).await?;
+        Ok(view)
     }
 
-    /// Writes the state file (when configured), atomically; writes are serialized so the file
-    /// always holds the latest state.
-    pub async fn persist(&self) -> Result<(), Problem> {
+    /// Adds a new session, once it is saved.
+    pub async fn insert(self: &Arc<Self>, record: SessionRecord) -> Result<(), Problem> {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
+        self.commit(writer, Change::Put(record)).await
+    }
+
+    /// Forgets every session, once that is saved.
+    pub async fn reset(self: &Arc<Self>) -> Result<(), Problem> {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
+        self.commit(writer, Change::Clear).await
+    }
+
+    /// Writes the state file (when configured) with the current state.
+    pub async fn persist(self: &Arc<Self>) -> Result<(), Problem> {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
+        self.commit(writer, Change::Nothing).await
+    }
+
+    /// Saves the state with `change` applied, then applies it in memory.
+    ///
+    /// The save and the update of memory run on a blocking thread that owns `writer`: when the
+    /// request that asked for the change is dropped mid-save (its client went away), the save
+    /// still finishes or fails on its own, and the next change waits for it instead of racing
+    /// it for the file.
+    async fn commit(
+        self: &Arc<Self>,
+        writer: OwnedMutexGuard<()>,
+        change: Change,
+    ) -> Result<(), Problem> {
         let Some(path) = self.config.state_file.clone() else {
+            change.apply(&mut self.write_store(), &self.dossiers);
             return Ok(());
         };
-        let _guard = self.persist_lock.lock().await;
-        let mut sessions: Vec<SessionRecord> =
-            self.read_store().sessions.values().cloned().collect();
+        let snapshot = self.snapshot_with(&change);
+        let state = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let _writer = writer;
+            snapshot.save(&path)?;
+            change.apply(&mut state.write_store(), &state.dossiers);
+            Ok(())
+        })
+        .await
+        .map_err(|error| Problem::internal(format!("Saving the state failed: {error}.")))?
+        .map_err(|error: StateError| {
+            Problem::internal(format!(
+                "The change was not made because saving the state failed: {error}. Check that \
+                 the state file's directory is writable."
+            ))
+        })
+    }
+
+    /// The state file's content once `change` is applied.
+    fn snapshot_with(&self, change: &Change) -> StateFile {
+        let store = self.read_store();
+        let mut sessions: Vec<SessionRecord> = match change {
+            Change::Clear => Vec::new(),
+            Change::Nothing => store.sessions.values().cloned().collect(),
+            Change::Put(changed) => store
+                .sessions
+                .values()
+                .filter(|record| record.id != changed.id)
+                .chain(std::iter::once(changed))
+                .cloned()
+                .collect(),
+        };
+        drop(store);
         sessions.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-        let snapshot = StateFile {
+        StateFile {
             version: STATE_VERSION,
             signing_key_pem: self
                 .keep_key_in_state
                 .then(|| self.idp.key().pkcs8_pem().to_owned()),
             sessions,
-        };
-        tokio::task::spawn_blocking(move || snapshot.save(&path))
-            .await
-            .map_err(|error| Problem::internal(format!("saving the state failed: {error}")))?
-            .map_err(|error| Problem::internal(format!("saving the state failed: {error}")))
+        }
+    }
+}
+
+/// One change to the sessions.
+enum Change {
+    /// Adds or replaces a session.
+    Put(SessionRecord),
+    /// Forgets every session.
+    Clear,
+    /// Saves the state as it is.
+    Nothing,
+}
+
+impl Change {
+    fn apply(self, store: &mut Store, dossiers: &DossierCache) {
+        match self {
+            Change::Put(record) => {
+                store.sessions.insert(record.id, record);
+            }
+            Change::Clear => {
+                store.sessions.clear();
+                dossiers.clear();
+            }
+            Change::Nothing => {}
+        }
     }
 }
 
 fn not_found(id: Uuid) -> Problem {
     Problem::not_found(format!("There is no session with id {id}."))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use chrono::Duration as ChronoDuration;
+    use creditdata_client::types::DataPackageInput;
+
+    use super::*;
+    use crate::auth::SigningKey;
+    use crate::store::{CountryRequest, PackageRequest, Progress, SourceOverride};
+
+    fn state_with_file(path: std::path::PathBuf) -> Arc<AppState> {
+        let config = MockConfig {
+            state_file: Some(path),
+            ..MockConfig::default()
+        };
+        let idp = Arc::new(IdentityProvider::new(
+            "http://127.0.0.1:1/realms/consumer".into(),
+            config.audience.clone(),
+            Duration::from_secs(300),
+            config.client_id.clone(),
+            config.client_secret.clone(),
+            SigningKey::generate().expect("key"),
+        ));
+        Arc::new(AppState::new(config, idp, Store::default(), true))
+    }
+
+    fn record() -> SessionRecord {
+        let now = Utc::now();
+        SessionRecord {
+            id: Uuid::new_v4(),
+            created_at: now,
+            created_by_name: "me".into(),
+            organizational_unit_name: None,
+            subject_email: "a@example.com".into(),
+            countries: vec![CountryRequest {
+                country: "FIN".into(),
+                packages: vec![PackageRequest {
+                    package: DataPackageInput::Score,
+                    requested_at: now,
+                    consented_at: None,
+                }],
+            }],
+            deadline: now + ChronoDuration::days(7),
+            progress: Progress::WaitingForCustomer { since: now },
+            notifications: vec![],
+            source_overrides: BTreeMap::new(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[expect(
+        clippy::await_holding_lock,
+        reason = "the read guard is held on purpose, to keep a save in flight"
+    )]
+    async fn item_13_a_dropped_handler_leaves_no_second_writer() {
+        let directory = tempfile::tempdir().expect("tempdir");
+        let path = directory.path().join("state.json");
+        let state = state_with_file(path.clone());
+        let session = record();
+        let id = session.id;
+        state.insert(session).await.expect("insert");
+
+        // While this reader holds the sessions, a save in flight cannot finish (it applies its
+        // change after writing the file), so it is certainly mid-save when its handler goes.
+        let reader = state.read_store();
+        let mut first = Box::pin(state.mutate(id, |record, _| {
+            record
+                .source_overrides
+                .insert("FIRST".into(), SourceOverride::Error);
+            Ok(())
+        }));
+        assert!(futures::poll!(&mut first).is_pending());
+        drop(first);
+        assert!(
+            state.writer.try_lock().is_err(),
+            "the dropped handler's save no longer holds the writer lock: a second save could race it"
+        );
+        drop(reader);
+
+        // The next change waits for that save, then builds on it.
+        state
+            .mutate(id, |record, _| {
+                record
+                    .source_overrides
+                    .insert("SECOND".into(), SourceOverride::Success);
+                Ok(())
+            })
+            .await
+            .expect("second change");
+        let in_memory: Vec<String> = state.read_store().sessions[&id]
+            .source_overrides
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(in_memory, ["FIRST", "SECOND"]);
+        let saved = StateFile::load(&path).expect("load").expect("saved");
+        let on_disk: Vec<String> = saved.sessions[0].source_overrides.keys().cloned().collect();
+        assert_eq!(on_disk, in_memory);
+        let files = std::fs::read_dir(directory.path()).expect("dir").count();
+        assert_eq!(files, 1, "no temporary file is left behind");
+    }
 }

@@ -326,8 +326,8 @@ pub struct Store {
     pub sessions: HashMap<Uuid, SessionRecord>,
 }
 
-/// The state file's content.
-#[derive(Debug, Serialize, Deserialize)]
+/// The state file's content (its `Debug` shows neither the key nor the sessions).
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StateFile {
     /// Format version.
@@ -392,8 +392,11 @@ impl StateFile {
         Ok(Some(state))
     }
 
-    /// Writes `path` atomically: a temporary file in the same directory, flushed to disk, then
-    /// renamed over the old one.
+    /// Writes `path` so that it always holds one whole state, readable by its owner alone (it
+    /// holds the signing key and e-mail addresses): a new temporary file in the same directory
+    /// (random name, created exclusively with mode 0600, so nothing already there is written
+    /// through), synced, renamed over `path`, and the directory synced so the rename survives a
+    /// crash. On any failure the temporary file is removed and `path` is untouched.
     pub fn save(&self, path: &Path) -> Result<(), StateError> {
         let io = |source| StateError::Io {
             path: path.to_owned(),
@@ -411,14 +414,42 @@ impl StateFile {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| "state".into());
-        let temporary = directory.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let mut file = std::fs::File::create(&temporary).map_err(io)?;
-        file.write_all(&bytes).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        drop(file);
-        std::fs::rename(&temporary, path).map_err(io)?;
-        Ok(())
+        // tempfile opens with O_CREAT | O_EXCL and mode 0600 on Unix.
+        let mut temporary = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}."))
+            .suffix(".tmp")
+            .tempfile_in(&directory)
+            .map_err(io)?;
+        temporary.write_all(&bytes).map_err(io)?;
+        temporary.as_file().sync_all().map_err(io)?;
+        temporary.persist(path).map_err(|error| io(error.error))?;
+        sync_directory(&directory).map_err(io)
     }
+}
+
+impl std::fmt::Debug for StateFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateFile")
+            .field("version", &self.version)
+            .field(
+                "signing_key_pem",
+                &self.signing_key_pem.as_ref().map(|_| "<redacted>"),
+            )
+            .field("sessions", &self.sessions.len())
+            .finish()
+    }
+}
+
+/// Makes a rename in `directory` durable.
+#[cfg(unix)]
+fn sync_directory(directory: &Path) -> std::io::Result<()> {
+    std::fs::File::open(directory)?.sync_all()
+}
+
+/// Windows has no directory handles to sync; the rename is as durable as the file system makes it.
+#[cfg(not(unix))]
+fn sync_directory(_directory: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,9 @@ use creditdata_mock::{MockConfig, MockServer};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
+/// The header that marks a `/_mock` control request as coming from a tool, not a web page.
+pub const CONTROL_HEADER: &str = "X-Creditdata-Mock";
+
 /// A mock whose providers answer at once and never fail by themselves.
 pub fn quick_config() -> MockConfig {
     MockConfig {
@@ -125,6 +128,7 @@ impl Harness {
         let (status, body) = self
             .anonymous
             .post(self.url(&format!("/_mock/sessions/{id}/complete")))
+            .header(CONTROL_HEADER, "1")
             .send()
             .await
             .map(|r| (r.status().as_u16(), r))
@@ -138,6 +142,7 @@ impl Harness {
         let response = self
             .anonymous
             .post(self.url(path))
+            .header(CONTROL_HEADER, "1")
             .send()
             .await
             .expect("request");
