@@ -41,8 +41,9 @@ pub struct ApplyReport {
 ///
 /// - `target` is evaluated as RFC 9535 JSONPath; a node selected twice counts once.
 /// - `update` on an object merges recursively (below). An object `update` needs an object node.
-/// - `update` on an array: 1.0 appends the value as one item ("the value of this field MUST be
-///   an entry to append to the array"); 1.1 concatenates an array value and appends any other.
+/// - `update` on an array concatenates an array value and appends any other value as one item
+///   (1.1). 1.0 says only "an entry to append to the array", ambiguous for an array value; this
+///   engine concatenates there too (the 1.1 reading, and what the peers that test it do).
 /// - `update` on a primitive (string, number, boolean, null): 1.1 replaces it with a primitive
 ///   value; 1.0 allows only objects and arrays as targets ("not primitive types or null
 ///   values"), so it is an error there.
@@ -58,6 +59,10 @@ pub struct ApplyReport {
 ///   first, so earlier removals never move later ones). Removing `$` is an error.
 /// - `update` of `$` merges into the root like into any object.
 ///
+/// - An action combining modifiers does what the specification says (`remove: true` wins over
+///   `update` and `copy`, `update` over `copy`); an action with only a `target` does nothing.
+///   Both are valid and come with a warning ([`Overlay::warnings`]).
+///
 /// An action whose target selects nothing is an error unless `options.lenient`, where it is a
 /// warning. Every error of the run is returned, not only the first; the actions after a failed
 /// one still run so their problems show too. On error `document` is left unchanged.
@@ -70,11 +75,13 @@ pub fn apply(
     let mut report = ApplyReport::default();
     let mut errors = Vec::new();
     for overlay in overlays {
+        report.warnings.extend(overlay.warnings.iter().cloned());
         for action in &overlay.actions {
             let reference = action.reference(&overlay.origin);
             let selected =
                 apply_action(&mut work, overlay.version, action, &reference, &mut errors);
-            if selected == 0 {
+            // An action without a modifier is already reported as changing nothing.
+            if selected == 0 && !matches!(action.operation, Operation::Nothing) {
                 let action = reference.clone();
                 if options.lenient {
                     report.warnings.push(OverlayWarning::NoMatch { action });
@@ -144,7 +151,7 @@ fn apply_action(
         (Operation::Update(value), _) | (Operation::Copy { .. }, Some(value)) => {
             update(document, &targets, value, version, reference, errors)
         }
-        (Operation::Copy { .. }, None) => {}
+        (Operation::Copy { .. }, None) | (Operation::Nothing, _) => {}
     }
     selected
 }
@@ -353,9 +360,10 @@ fn merge_into_node(
                 kind(value)
             ),
         )),
-        (Value::Array(items), Value::Array(more)) if version >= OverlayVersion::V1_1 => {
-            items.extend(more.iter().cloned())
-        }
+        // 1.0 says the value is "an entry to append"; for an array value this engine follows
+        // 1.1 ("an array to concatenate"), as the peers that test it do: a nested array is never
+        // what an OpenAPI author means.
+        (Value::Array(items), Value::Array(more)) => items.extend(more.iter().cloned()),
         (Value::Array(items), value) => items.push(value.clone()),
         (node, _) if version == OverlayVersion::V1_0 => conflicts.push((
             at.to_string(),

@@ -130,6 +130,14 @@ pub enum OverlayError {
     },
 }
 
+impl OverlayError {
+    /// True for a strict-mode refusal of an action whose target selects nothing, the one error
+    /// [`ApplyOptions::lenient`](super::ApplyOptions::lenient) turns into a warning.
+    pub fn is_zero_match(&self) -> bool {
+        matches!(self, OverlayError::NoMatch { .. })
+    }
+}
+
 /// A problem that does not stop the run, reported next to the result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -141,6 +149,34 @@ pub enum OverlayWarning {
     )]
     NoMatch {
         /// The action whose target selects nothing.
+        action: ActionRef,
+    },
+
+    /// A field the specification says has no impact in this action: `update` or `copy` next to
+    /// `remove: true`, or `copy` next to `update` (Overlay 1.0 and 1.1, Action Object). The
+    /// action does what the specification says; the field is probably a leftover.
+    #[error(
+        "{action}: `{field}` is ignored because {because} (Overlay Specification, Action Object: \
+         the field \"has no impact\" then); delete `{field}`, or split the action if both were \
+         meant"
+    )]
+    IgnoredField {
+        /// The action.
+        action: ActionRef,
+        /// `update` or `copy`.
+        field: &'static str,
+        /// Which field overrides it, e.g. "`remove` is true".
+        because: &'static str,
+    },
+
+    /// An action with a `target` and no `update`, `remove: true` or `copy`: valid, and it does
+    /// nothing.
+    #[error(
+        "{action}: has no `update`, `remove: true` or `copy`, so it changes nothing; give it one, \
+         or delete the action"
+    )]
+    NoModifier {
+        /// The action.
         action: ActionRef,
     },
 }
