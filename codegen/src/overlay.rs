@@ -14,6 +14,22 @@
 //! [`ApplyOptions::lenient`] turns those into warnings. Every problem of a run is collected and
 //! returned together, so one run shows all of them.
 //!
+//! **Outlived actions.** An overlay fills a gap of the published description; when the vendor
+//! starts publishing what an action supplies, the run names the action (file, index,
+//! description) and says it can be deleted:
+//!
+//! - an `update`/`copy` whose every value is already in the document changes nothing: a warning
+//!   (values it changes are corrections and are not reported; empty objects only make sure a
+//!   node exists);
+//! - one whose merge would append array entries the document already has (the result would be
+//!   `required: [a, a]`) is an error in strict mode and a warning with `--lenient`;
+//! - a `remove` whose target selects nothing while the place it removes from exists: what it
+//!   removes is gone (strict: an error, as for any target selecting nothing; lenient: a
+//!   warning). Where that place is gone too, the document moved, and the message says so;
+//! - a `remove` that later actions undo exactly (remove a `type`, then set the same one) is
+//!   checked by applying everything without it; if the result is the same, a warning names it
+//!   and the later actions that then change nothing.
+//!
 //! Merge rules (see [`apply`] for the details and the spec sections they come from):
 //!
 //! | selected node | `update` value | 1.0 | 1.1 |
