@@ -368,16 +368,60 @@ pub fn preflight(document: &Value) -> Report {
     report
 }
 
-/// progenitor's own verdict on `document`, narrowed down to the component schema or operation
-/// that makes it fail: an empty report when it generates. For a failure the static checks did
-/// not foresee; the pipeline calls it only when generation failed, so that a clean document is
-/// generated once.
+/// progenitor's own verdict on `document`, narrowed down to every component schema and
+/// operation that makes it fail: an empty report when it generates. For a failure the static
+/// checks did not foresee; the pipeline calls it only when generation failed, so that a clean
+/// document is generated once. Runs progenitor at most [`default_generator_runs`] times.
 pub fn locate_generator_failure(document: &Value) -> Report {
-    Report {
-        findings: safety::check(document, &crate::generate::settings())
-            .into_iter()
-            .collect(),
+    narrow_generator_failure(document, default_generator_runs(document)).report
+}
+
+/// What [`narrow_generator_failure`] found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Narrowing {
+    /// Every failing schema (or set of schemas that fail together) and operation, each with a
+    /// fix aimed at the node that makes it fail; empty when progenitor generates.
+    pub report: Report,
+    /// How many times progenitor ran.
+    pub generator_runs: usize,
+    /// False when the budget ran out first: the report then ends with a finding saying so.
+    pub complete: bool,
+}
+
+/// Like [`locate_generator_failure`], with an explicit budget of progenitor runs. Each schema
+/// is first tried on its own (a small document each), so a document with `n` schemas and `m`
+/// operations needs about `n` runs plus a few per failure found.
+pub fn narrow_generator_failure(document: &Value, max_generator_runs: usize) -> Narrowing {
+    let narrowed = safety::check(document, &crate::generate::settings(), max_generator_runs);
+    Narrowing {
+        report: Report {
+            findings: narrowed.findings,
+        },
+        generator_runs: narrowed.runs,
+        complete: narrowed.complete,
     }
+}
+
+/// The budget [`locate_generator_failure`] gives a document: twice its schemas and operations,
+/// plus room for the fixes. Linear in the document's size; each run is on a part of it.
+pub fn default_generator_runs(document: &Value) -> usize {
+    let count = |pointer: &str| {
+        document
+            .pointer(pointer)
+            .and_then(Value::as_object)
+            .map_or(0, Map::len)
+    };
+    let operations: usize = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .map_or(0, |paths| {
+            paths
+                .values()
+                .filter_map(Value::as_object)
+                .map(Map::len)
+                .sum()
+        });
+    64 + 2 * (count("/components/schemas") + operations)
 }
 
 /// The checks derived from progenitor's and typify's source, without running them.
