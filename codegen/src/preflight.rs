@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 mod deser;
 mod loc;
+mod merges;
 mod names;
 mod operations;
 mod refs;
@@ -27,6 +28,8 @@ mod safety;
 mod schemas;
 
 use loc::Loc;
+
+use crate::open_enums;
 
 /// What kind of problem a [`Finding`] is. The rustdoc of each variant says where progenitor
 /// 0.15.1 (or typify 0.8.0) fails on it.
@@ -75,6 +78,11 @@ pub enum Problem {
     /// A chain of `$ref`s that comes back to itself: progenitor's recursive lookup overflows
     /// the stack, which aborts the process (no panic to catch).
     RefCycle,
+    /// A composition typify converts by merging (an `allOf` of several branches, or one with
+    /// validation keywords of its own) whose reference leads back to the schema it is written
+    /// in: typify merges without end and overflows the stack, which aborts the process (typify
+    /// `merge.rs`; found by the property tests).
+    RecursiveMerge,
     /// A cookie parameter (`method.rs`, `process_operation`: `Err`).
     CookieParameter,
     /// A path parameter in `matrix`/`label` style or a query parameter in
@@ -176,6 +184,7 @@ impl Problem {
             Problem::DanglingRef => "dangling $ref",
             Problem::ExternalRef => "external $ref",
             Problem::RefCycle => "$ref cycle",
+            Problem::RecursiveMerge => "recursive merge",
             Problem::CookieParameter => "cookie parameter",
             Problem::UnsupportedParameterStyle => "unsupported parameter style",
             Problem::ParameterContent => "parameter uses content",
@@ -446,6 +455,7 @@ pub fn preflight_static(document: &Value) -> Report {
     deser::check(&mut ctx);
     operations::check(&mut ctx);
     schemas::check_components(&mut ctx);
+    merges::check(&mut ctx);
     refs::check(&mut ctx);
     ctx.finish()
 }
@@ -549,10 +559,85 @@ impl<'a> Ctx<'a> {
             .map(|(loc, finding)| (position(&loc), finding))
             .collect();
         findings.sort_by_key(|(position, _)| *position);
-        Report {
-            findings: findings.into_iter().map(|(_, f)| f).collect(),
+        // A schema the open-enum stage made is fixed where it came from; a request-side copy
+        // then says what its original says, once.
+        let mut seen = HashSet::new();
+        let findings = findings
+            .into_iter()
+            .map(|(_, finding)| at_source(self.doc, finding))
+            .filter(|f| {
+                let actions: Vec<String> = f
+                    .actions()
+                    .map(|a| format!("{}{}", a.target, a.action))
+                    .collect();
+                seen.insert((f.pointer.clone(), f.problem, actions))
+            })
+            .collect();
+        Report { findings }
+    }
+}
+
+/// Where the open-enum stage took the component schema `name` from: its hoisted-from place,
+/// or (for a request-side copy) its original's. `None` for a schema of the document itself.
+pub(crate) fn schema_source(doc: &Value, name: &str) -> Option<Loc> {
+    let mut name = name.to_string();
+    let mut copied = false;
+    for _ in 0..8 {
+        let schema = Loc::root()
+            .key("components")
+            .key("schemas")
+            .key(&name)
+            .get(doc)?;
+        if let Some(from) = schema.get(open_enums::HOISTED_MARK).and_then(Value::as_str) {
+            let keys = Loc(from
+                .split('/')
+                .skip(1)
+                .map(|t| loc::Seg::Key(t.replace("~1", "/").replace("~0", "~")))
+                .collect());
+            return Some(keys.resolve(doc).map_or(keys, |(resolved, _)| resolved));
+        }
+        match schema
+            .get(open_enums::REQUEST_VARIANT_MARK)
+            .and_then(Value::as_str)
+        {
+            Some(original) if original != name => {
+                name = original.to_string();
+                copied = true;
+            }
+            _ => break,
         }
     }
+    copied.then(|| Loc::root().key("components").key("schemas").key(&name))
+}
+
+/// `finding`, moved from a schema the open-enum stage made to where that schema came from.
+fn at_source(doc: &Value, mut finding: Finding) -> Finding {
+    let prefix = "/components/schemas/";
+    let Some(rest) = finding.pointer.strip_prefix(prefix) else {
+        return finding;
+    };
+    let (token, inner) = rest.split_once('/').map_or((rest, ""), |(t, i)| (t, i));
+    let name = token.replace("~1", "/").replace("~0", "~");
+    let Some(source) = schema_source(doc, &name) else {
+        return finding;
+    };
+    let made = Loc::root().key("components").key("schemas").key(&name);
+    finding.pointer = if inner.is_empty() {
+        source.pointer()
+    } else {
+        format!("{}/{inner}", source.pointer())
+    };
+    let (made_path, source_path) = (made.path(), source.path());
+    let retarget = |fix: &mut SuggestedFix| {
+        if let Some(rest) = fix.target.strip_prefix(&made_path)
+            && (rest.is_empty() || rest.starts_with(['.', '[']))
+        {
+            fix.target = format!("{source_path}{rest}");
+        }
+    };
+    retarget(&mut finding.fix);
+    finding.follow_up.iter_mut().for_each(retarget);
+    finding
 }
 
 pub(crate) fn describe_json_type(value: &Value) -> &'static str {

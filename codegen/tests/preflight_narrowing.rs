@@ -236,3 +236,71 @@ fn an_exhausted_budget_reports_what_it_found_and_says_it_stopped() {
         "{text}"
     );
 }
+
+#[test]
+fn findings_on_schemas_the_open_enum_stage_made_point_where_the_author_wrote_them() {
+    // Found by the property tests: a 3.1 `$ref` with siblings, inside the schema it references,
+    // next to a second `allOf` branch. Down-convert wraps the reference in `allOf`, the open-enum
+    // stage hoists the inline enum into a component of its own, and typify would merge the
+    // cycle until the stack overflows. The findings and their fixes name the published nodes.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("openapi.json");
+    std::fs::write(
+        &spec,
+        json!({
+            "openapi": "3.1.0",
+            "info": { "title": "t", "version": "1" },
+            "paths": { "/items": { "get": { "operationId": "GetItem", "responses": { "200": {
+                "description": "ok",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } },
+            } } } } },
+            "components": { "schemas": { "Item": { "type": "object", "properties": {
+                "name": { "type": "string" },
+                "status": { "allOf": [
+                    { "$ref": "#/components/schemas/Item", "enum": ["a", "b"], "minLength": 1 },
+                    { "type": "object", "properties": {} },
+                ] },
+            } } } },
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let overlays = dir.path().join("overlays");
+    let report = preflight_report(pipeline_run(&spec, &overlays));
+    let found: Vec<(String, Vec<String>)> = report
+        .findings
+        .iter()
+        .map(|f| {
+            assert_eq!(f.problem, Problem::RecursiveMerge, "{report}");
+            (
+                f.pointer.clone(),
+                f.actions().map(|a| a.target.clone()).collect(),
+            )
+        })
+        .collect();
+    let status = "$.components.schemas.Item.properties.status";
+    assert_eq!(
+        found,
+        [
+            (
+                "/components/schemas/Item/properties/status".to_string(),
+                vec![format!("{status}.allOf[1]")]
+            ),
+            (
+                "/components/schemas/Item/properties/status/allOf/0".to_string(),
+                vec![
+                    format!("{status}.allOf[0].enum"),
+                    format!("{status}.allOf[0].minLength")
+                ]
+            ),
+        ],
+        "\n{report}"
+    );
+    std::fs::write(
+        overlays.join("90-preflight.overlay.yaml"),
+        report.to_overlay_yaml(),
+    )
+    .unwrap();
+    pipeline_run(&spec, &overlays)
+        .unwrap_or_else(|e| panic!("the suggested fixes cure the document:\n{e}"));
+}

@@ -27,7 +27,6 @@ use serde_json::{Map, Value, json};
 
 use super::loc::{Loc, Seg};
 use super::{Finding, Problem, SuggestedFix};
-use crate::open_enums::{HOISTED_MARK, REQUEST_VARIANT_MARK};
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -105,7 +104,10 @@ pub(crate) fn check(
     let mut reported: BTreeSet<String> = BTreeSet::new();
     for (group, why) in &groups {
         // A request-side copy fails exactly as its original does: one finding for both.
-        let sources: Vec<String> = group.iter().map(|n| schemas.source_pointer(n)).collect();
+        let sources: Vec<String> = group
+            .iter()
+            .map(|n| schemas.source_pointer(doc, n))
+            .collect();
         let key = sources.join(" ");
         if !reported.insert(key) {
             continue;
@@ -263,28 +265,11 @@ impl Schemas {
         out
     }
 
-    /// Where the schema `name` came from, as a JSON pointer into the document before the
-    /// open-enum stage: a request-side copy's original, a hoisted enum's inline place.
-    fn source_pointer(&self, name: &str) -> String {
-        let schema = self.map.get(name);
-        if let Some(from) = schema
-            .and_then(|s| s.get(HOISTED_MARK))
-            .and_then(Value::as_str)
-        {
-            return from.to_string();
-        }
-        if let Some(original) = schema
-            .and_then(|s| s.get(REQUEST_VARIANT_MARK))
-            .and_then(Value::as_str)
-            && original != name
-            && self.map.contains_key(original)
-        {
-            return self.source_pointer(original);
-        }
-        Loc::root()
-            .key("components")
-            .key("schemas")
-            .key(name)
+    /// Where the schema `name` came from, as a JSON pointer: where the open-enum stage took
+    /// it from (a request-side copy's original, a hoisted enum's inline place), else itself.
+    fn source_pointer(&self, doc: &Value, name: &str) -> String {
+        super::schema_source(doc, name)
+            .unwrap_or_else(|| Loc::root().key("components").key("schemas").key(name))
             .pointer()
     }
 }
@@ -356,11 +341,11 @@ fn schema_finding(
     why: &str,
 ) -> Finding {
     let first = &group[0];
-    let pointer = schemas.source_pointer(first);
+    let pointer = schemas.source_pointer(doc, first);
     let named = group
         .iter()
         .map(|n| {
-            let source = schemas.source_pointer(n);
+            let source = schemas.source_pointer(doc, n);
             match source.strip_prefix("/components/schemas/") {
                 Some(name) if !name.contains('/') => {
                     format!("`{}`", name.replace("~1", "/").replace("~0", "~"))
@@ -499,7 +484,7 @@ impl Suspect {
 
     /// The overlay action, aimed at the node where the author wrote it.
     fn fix(&self, schemas: &Schemas, doc: &Value) -> SuggestedFix {
-        let mut at = loc_of(doc, &schemas.source_pointer(&self.schema));
+        let mut at = loc_of(doc, &schemas.source_pointer(doc, &self.schema));
         at.0.extend(self.at.iter().cloned());
         let keyword_at = at.key(&self.keyword);
         match &self.value {
