@@ -537,8 +537,11 @@ impl Validator<'_> {
         };
 
         // The specification gives every combination a meaning (Action Object, `update` and
-        // `copy`): `remove: true` wins over both, and in 1.1 `update` wins over `copy`. The
-        // ignored field is worth a warning: its author meant something by it.
+        // `copy`): `remove: true` wins over both. For `update` with `copy`, 1.1 says each "has
+        // no impact" when the other is set; read literally the action would do nothing, which
+        // no author means, so the `update` written out in the action applies (the speakeasy
+        // peer reads it so too). The ignored field is worth a warning: its author meant
+        // something by it.
         let ignored = |field: &'static str, because: &'static str| IgnoredField {
             index,
             field,
