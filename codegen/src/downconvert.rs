@@ -43,6 +43,11 @@
 //!   (`type: "null"`, `["null"]`) becomes `nullable: true, enum: [null]`, which progenitor
 //!   reads as the null type; no warning, because meaning is kept and such schemas are mostly
 //!   null branches that the next rule removes anyway.
+//! - `type: [integer, string]` (or `number`) whose `pattern` is one System.Text.Json gives a
+//!   numeric string (ASP.NET Core 10's default number handling: a number that may also be read
+//!   from a string) becomes `type: integer` (or `number`) without the pattern, so the client
+//!   gets `i32` rather than an "int or string" enum. Warned about, per node: a service that
+//!   also *writes* numbers as strings needs an overlay typing them `string`.
 //! - `type` listing several non-null types: `number` absorbs `integer` (every integer is a
 //!   number). If `enum` (or `const`) is present, types none of its values have are left out.
 //!   If two or more types remain, the schema becomes `anyOf` with one schema per type, each

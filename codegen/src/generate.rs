@@ -69,10 +69,13 @@ pub fn generate(
     plan: &OpenEnumPlan,
     header: &str,
 ) -> Result<Generated, GenerateError> {
+    let (progenitor_input, json_suffix_bodies) = progenitor_view(effective);
     let spec: openapiv3::OpenAPI =
-        serde_path_to_error::deserialize(effective).map_err(|e| GenerateError::NotOpenApi {
-            pointer: pointer_of(e.path()),
-            message: e.inner().to_string(),
+        serde_path_to_error::deserialize(&progenitor_input).map_err(|e| {
+            GenerateError::NotOpenApi {
+                pointer: pointer_of(e.path()),
+                message: e.inner().to_string(),
+            }
         })?;
 
     let settings = settings();
@@ -83,6 +86,8 @@ pub fn generate(
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
     open_enums::open_response_enums(&mut file, plan)?;
+    send_json_suffix_types(&mut file, &json_suffix_bodies)?;
+    allow_generated_lints(&mut file);
 
     let operations = document_operations(effective);
     let builders = builder_signatures(&file)?;
@@ -432,4 +437,196 @@ fn type_text(ty: &syn::Type) -> String {
             t.replace(prefix, "")
         }
     })
+}
+
+/// The lints generated code can trip whatever the document says, allowed in the generated module
+/// itself (`lib.rs` repeats them on `mod generated`): a new description must never break `cargo
+/// clippy -- -D warnings` through code nobody edits. `warnings` covers every lint that warns,
+/// rustc's and clippy's, including those a future toolchain adds (typify's `len() < 0` for
+/// `minLength: 0` trips `unused_comparisons`; unused `defaults` helpers, `dead_code`); the
+/// clippy groups cover clippy's deny-by-default `correctness` lints (the same comparison is
+/// `absurd_extreme_comparisons`) and any group a workspace turns on; `rustdoc::all` covers
+/// descriptions rendered as doc comments (bare URLs, stray HTML, `[x]` read as a link). rustc's
+/// deny-by-default lints stay: they flag code that would be wrong, not merely untidy.
+fn allow_generated_lints(file: &mut syn::File) {
+    file.attrs.insert(
+        0,
+        syn::parse_quote! {
+            #![allow(
+                warnings,
+                clippy::all,
+                clippy::pedantic,
+                clippy::nursery,
+                clippy::restriction,
+                clippy::cargo,
+                rustdoc::all
+            )]
+        },
+    );
+}
+
+/// Whether a request `media_type` is JSON under another name: a `+json` structured syntax
+/// suffix (RFC 6839) on a concrete type, e.g. `application/json-patch+json`,
+/// `application/merge-patch+json`, `application/vnd.acme.v2+json`, with or without parameters.
+/// A media range such as `application/*+json` names no type a request could carry.
+pub(crate) fn is_json_suffix_media_type(media_type: &str) -> bool {
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    !kind.is_empty()
+        && !essence.contains('*')
+        && subtype
+            .strip_suffix("+json")
+            .is_some_and(|name| !name.is_empty())
+}
+
+/// The effective document as progenitor is given it. progenitor sends JSON only under the exact
+/// name `application/json`, so a request body whose one media type is a `+json` type
+/// ([`is_json_suffix_media_type`]) is renamed `application/json` here; the builders of those
+/// operations then set the real `Content-Type` ([`send_json_suffix_types`]). The effective
+/// document itself keeps the published name. Returns the renamed document and, per builder
+/// (`UpperCamelCase` operationId), the media type to send.
+pub(crate) fn progenitor_view(effective: &Value) -> (Value, BTreeMap<String, String>) {
+    let mut view = effective.clone();
+    let mut media_types = BTreeMap::new();
+    let mut renames: Vec<String> = Vec::new();
+    let token = |name: &str| name.replace('~', "~0").replace('/', "~1");
+    for (path, item) in effective
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for (method, operation) in item.as_object().into_iter().flatten() {
+            let Some(body) = operation.get("requestBody") else {
+                continue;
+            };
+            let Some(operation_id) = operation.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            // Where the body's content is: inline, or the component a local `$ref` names.
+            let content_at = match body.get("$ref").and_then(Value::as_str) {
+                Some(reference) => match reference.strip_prefix("#/components/requestBodies/") {
+                    // Already a pointer token: references escape `~` and `/` themselves.
+                    Some(name) => format!("/components/requestBodies/{name}/content"),
+                    None => continue,
+                },
+                None => format!(
+                    "/paths/{}/{}/requestBody/content",
+                    token(path),
+                    token(method)
+                ),
+            };
+            let Some(Value::Object(content)) = effective.pointer(&content_at) else {
+                continue;
+            };
+            let mut keys = content.keys();
+            if let (Some(only), None) = (keys.next(), keys.next())
+                && is_json_suffix_media_type(only)
+            {
+                media_types.insert(operation_id.to_upper_camel_case(), only.clone());
+                if !renames.contains(&content_at) {
+                    renames.push(content_at);
+                }
+            }
+        }
+    }
+    for content_at in renames {
+        if let Some(Value::Object(content)) = view.pointer_mut(&content_at) {
+            let renamed = std::mem::take(content)
+                .into_iter()
+                .map(|(_, media)| ("application/json".to_string(), media))
+                .collect();
+            *content = renamed;
+        }
+    }
+    (view, media_types)
+}
+
+/// Makes the builders of `media_types` send their JSON body under its real media type: a
+/// `Content-Type` header set before `.json(&body)`, which keeps a header already there.
+fn send_json_suffix_types(
+    file: &mut syn::File,
+    media_types: &BTreeMap<String, String>,
+) -> Result<(), GenerateError> {
+    struct SetContentType<'a> {
+        media_type: &'a str,
+        calls: usize,
+    }
+    impl syn::visit_mut::VisitMut for SetContentType<'_> {
+        fn visit_expr_method_call_mut(&mut self, call: &mut syn::ExprMethodCall) {
+            syn::visit_mut::visit_expr_method_call_mut(self, call);
+            if call.method == "json" {
+                let receiver = &call.receiver;
+                let media_type = self.media_type;
+                *call.receiver = syn::parse_quote! {
+                    #receiver.header(
+                        ::reqwest::header::CONTENT_TYPE,
+                        ::reqwest::header::HeaderValue::from_static(#media_type),
+                    )
+                };
+                self.calls += 1;
+            }
+        }
+    }
+    if media_types.is_empty() {
+        return Ok(());
+    }
+    let builder = file
+        .items
+        .iter_mut()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_mut().map(|(_, items)| items),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            GenerateError::Operations("generated code has no `builder` module".into())
+        })?;
+    let mut done = Vec::new();
+    for item in builder.iter_mut() {
+        let syn::Item::Impl(imp) = item else { continue };
+        let syn::Type::Path(self_ty) = &*imp.self_ty else {
+            continue;
+        };
+        let Some(name) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else {
+            continue;
+        };
+        let Some(media_type) = media_types.get(&name) else {
+            continue;
+        };
+        for impl_item in &mut imp.items {
+            let syn::ImplItem::Fn(f) = impl_item else {
+                continue;
+            };
+            if f.sig.ident != "send" {
+                continue;
+            }
+            let mut visitor = SetContentType {
+                media_type,
+                calls: 0,
+            };
+            syn::visit_mut::VisitMut::visit_block_mut(&mut visitor, &mut f.block);
+            if visitor.calls != 1 {
+                return Err(GenerateError::Operations(format!(
+                    "builder `{name}`: expected one JSON body to send as `{media_type}`, found {}; \
+                     this is a generator bug",
+                    visitor.calls
+                )));
+            }
+            done.push(name.clone());
+        }
+    }
+    if let Some(missing) = media_types.keys().find(|name| !done.contains(name)) {
+        return Err(GenerateError::Operations(format!(
+            "builder `{missing}` not found to send `{}`; this is a generator bug",
+            media_types[missing]
+        )));
+    }
+    Ok(())
 }

@@ -1,9 +1,12 @@
 //! The overlay stage: applies OAI Overlay documents (Overlay Specification 1.0 and 1.1) to the
 //! vendored OpenAPI description.
 //!
-//! An overlay is a list of actions, each a `target` ([RFC 9535] JSONPath) and one modifier:
+//! An overlay is a list of actions, each a `target` ([RFC 9535] JSONPath) and a modifier:
 //! `update` (merge a value into every selected node), `remove: true` (delete every selected
-//! node) or, since 1.1, `copy` (merge the value of the one node another JSONPath selects).
+//! node) or, since 1.1, `copy` (merge the value of the one node another JSONPath selects). An
+//! action with several modifiers does what the specification says (`remove: true` wins, then
+//! `update`), with a warning naming the ignored field; one with none does nothing, with a
+//! warning.
 //! Actions apply in order, each to the result of the one before, overlay after overlay.
 //!
 //! This applier is **strict**: an action whose target selects nothing is an error, because it
@@ -11,12 +14,28 @@
 //! [`ApplyOptions::lenient`] turns those into warnings. Every problem of a run is collected and
 //! returned together, so one run shows all of them.
 //!
+//! **Outlived actions.** An overlay fills a gap of the published description; when the vendor
+//! starts publishing what an action supplies, the run names the action (file, index,
+//! description) and says it can be deleted:
+//!
+//! - an `update`/`copy` whose every value is already in the document changes nothing: a warning
+//!   (values it changes are corrections and are not reported; empty objects only make sure a
+//!   node exists);
+//! - one whose merge would append array entries the document already has (the result would be
+//!   `required: [a, a]`) is an error in strict mode and a warning with `--lenient`;
+//! - a `remove` whose target selects nothing while the place it removes from exists: what it
+//!   removes is gone (strict: an error, as for any target selecting nothing; lenient: a
+//!   warning). Where that place is gone too, the document moved, and the message says so;
+//! - a `remove` that later actions undo exactly (remove a `type`, then set the same one) is
+//!   checked by applying everything without it; if the result is the same, a warning names it
+//!   and the later actions that then change nothing.
+//!
 //! Merge rules (see [`apply`] for the details and the spec sections they come from):
 //!
 //! | selected node | `update` value | 1.0 | 1.1 |
 //! |---|---|---|---|
 //! | object | object | recursive merge | recursive merge |
-//! | array | array | appended as one item | concatenated |
+//! | array | array | concatenated (1.0 is ambiguous; see [`apply`]) | concatenated |
 //! | array | object or primitive | appended | appended |
 //! | primitive | primitive | error | replaces the node |
 //! | anything else | | error | error |
@@ -107,6 +126,9 @@ pub enum Operation {
         /// The parsed expression.
         path: JsonPath,
     },
+    /// Nothing: the action has a `target` and no modifier (valid against the schemas of 1.0
+    /// and 1.1, which require only `target`). Reported as a warning.
+    Nothing,
 }
 
 /// One validated action of an overlay.
@@ -150,6 +172,9 @@ pub struct Overlay {
     pub extends: Option<String>,
     /// Its actions, in order.
     pub actions: Vec<Action>,
+    /// What validation noticed without refusing the overlay: fields the specification says
+    /// have no impact, actions without a modifier. [`apply`] reports them with the run.
+    pub warnings: Vec<OverlayWarning>,
 }
 
 impl Overlay {
@@ -167,15 +192,21 @@ impl Overlay {
 
     /// Validates an already parsed overlay document. Reports every problem found, not only the
     /// first: missing or mistyped fields, unknown fields (other than `x-` extensions), an
-    /// unsupported version, actions with no or several modifiers, bad JSONPath, `copy` in 1.0.
+    /// unsupported version, bad JSONPath, `copy` in 1.0. Actions with several modifiers or none
+    /// are valid (the specification gives them a meaning) and noted in [`Overlay::warnings`].
     pub fn from_value(value: &Value, origin: &str) -> Result<Overlay, OverlayErrors> {
         let mut v = Validator {
             origin,
             errors: Vec::new(),
+            no_modifier: Vec::new(),
+            ignored: Vec::new(),
         };
         let overlay = v.overlay(value);
         match overlay {
-            Some(overlay) if v.errors.is_empty() => Ok(overlay),
+            Some(mut overlay) if v.errors.is_empty() => {
+                overlay.warnings = v.warnings(&overlay.actions);
+                Ok(overlay)
+            }
             _ => Err(OverlayErrors::new(v.errors)),
         }
     }
@@ -242,9 +273,39 @@ const ACTION_FIELDS: &[&str] = &["target", "description", "update", "remove", "c
 struct Validator<'a> {
     origin: &'a str,
     errors: Vec<OverlayError>,
+    /// Actions (by index) that have no modifier at all.
+    no_modifier: Vec<usize>,
+    /// Fields of valid actions that the specification says have no impact.
+    ignored: Vec<IgnoredField>,
+}
+
+/// A field the specification says has no impact in its action.
+struct IgnoredField {
+    index: usize,
+    field: &'static str,
+    because: &'static str,
 }
 
 impl Validator<'_> {
+    /// The warnings of a valid overlay, in the order of its actions.
+    fn warnings(&self, actions: &[Action]) -> Vec<OverlayWarning> {
+        let mut warnings = Vec::new();
+        for action in actions {
+            let reference = action.reference(self.origin);
+            for ignored in self.ignored.iter().filter(|i| i.index == action.index) {
+                warnings.push(OverlayWarning::IgnoredField {
+                    action: reference.clone(),
+                    field: ignored.field,
+                    because: ignored.because,
+                });
+            }
+            if self.no_modifier.contains(&action.index) {
+                warnings.push(OverlayWarning::NoModifier { action: reference });
+            }
+        }
+        warnings
+    }
+
     fn invalid(&mut self, at: impl Into<String>, message: impl Into<String>) {
         let mut at = at.into();
         // Said the way action references say it, so every line reads the index the same way.
@@ -281,6 +342,7 @@ impl Validator<'_> {
             info: info?,
             extends,
             actions: actions?,
+            warnings: Vec::new(),
         })
     }
 
@@ -432,7 +494,7 @@ impl Validator<'_> {
             .as_deref()
             .and_then(|target| self.json_path(&reference(target), "target", target));
 
-        // A mistyped `remove` or `copy` is reported as such, not again as "does nothing".
+        // A mistyped `remove` or `copy` is reported as such, not again as "changes nothing".
         let mut mistyped = false;
         let remove = match object.get("remove") {
             None => false,
@@ -474,44 +536,50 @@ impl Validator<'_> {
             }
         };
 
-        let given: Vec<&str> = [
-            update.is_some().then_some("`update`"),
-            remove.then_some("`remove: true`"),
-            object.contains_key("copy").then_some("`copy`"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let operation = match (given.len(), update, copy) {
-            (0, _, _) => {
-                if !mistyped {
-                    self.invalid(
-                        at,
-                        "does nothing: give it one of `update`, `remove: true` or `copy`",
-                    );
-                }
-                return None;
-            }
-            (2.., _, _) => {
-                self.invalid(
-                    at,
-                    format!(
-                        "has {}: an action does exactly one thing; split it into several \
-                         actions, which apply in order",
-                        given.join(" and ")
-                    ),
-                );
-                return None;
-            }
-            (_, Some(update), _) => Operation::Update(update.clone()),
-            (_, None, Some((source, path))) => Operation::Copy {
-                source: source.clone(),
-                path: path?,
-            },
-            _ if remove => Operation::Remove,
-            // A mistyped `copy`, already reported.
-            _ => return None,
+        // The specification gives every combination a meaning (Action Object, `update` and
+        // `copy`): `remove: true` wins over both. For `update` with `copy`, 1.1 says each "has
+        // no impact" when the other is set; read literally the action would do nothing, which
+        // no author means, so the `update` written out in the action applies (the speakeasy
+        // peer reads it so too). The ignored field is worth a warning: its author meant
+        // something by it.
+        let ignored = |field: &'static str, because: &'static str| IgnoredField {
+            index,
+            field,
+            because,
         };
+        // A `copy` expression is validated even where it is ignored: the document is still
+        // wrong, and the field may stop being ignored when the action is edited.
+        let invalid_copy = matches!(copy, Some((_, None)));
+        let mut ignored_fields = Vec::new();
+        let operation = if remove {
+            if update.is_some() {
+                ignored_fields.push(ignored("update", "`remove` is true"));
+            }
+            if object.contains_key("copy") {
+                ignored_fields.push(ignored("copy", "`remove` is true"));
+            }
+            Operation::Remove
+        } else if let Some(update) = update {
+            if object.contains_key("copy") {
+                ignored_fields.push(ignored("copy", "`update` is set"));
+            }
+            Operation::Update(update.clone())
+        } else if let Some((source, Some(path))) = copy {
+            Operation::Copy {
+                source: source.clone(),
+                path,
+            }
+        } else if mistyped || invalid_copy {
+            // Already reported; not again as "changes nothing".
+            return None;
+        } else {
+            self.no_modifier.push(index);
+            Operation::Nothing
+        };
+        if invalid_copy {
+            return None;
+        }
+        self.ignored.extend(ignored_fields);
         Some(Action {
             index,
             target: target?,

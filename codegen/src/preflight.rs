@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 mod deser;
 mod loc;
+mod merges;
 mod names;
 mod operations;
 mod refs;
@@ -27,6 +28,8 @@ mod safety;
 mod schemas;
 
 use loc::Loc;
+
+use crate::open_enums;
 
 /// What kind of problem a [`Finding`] is. The rustdoc of each variant says where progenitor
 /// 0.15.1 (or typify 0.8.0) fails on it.
@@ -75,6 +78,11 @@ pub enum Problem {
     /// A chain of `$ref`s that comes back to itself: progenitor's recursive lookup overflows
     /// the stack, which aborts the process (no panic to catch).
     RefCycle,
+    /// A composition typify converts by merging (an `allOf` of several branches, or one with
+    /// validation keywords of its own) whose reference leads back to the schema it is written
+    /// in: typify merges without end and overflows the stack, which aborts the process (typify
+    /// `merge.rs`; found by the property tests).
+    RecursiveMerge,
     /// A cookie parameter (`method.rs`, `process_operation`: `Err`).
     CookieParameter,
     /// A path parameter in `matrix`/`label` style or a query parameter in
@@ -176,6 +184,7 @@ impl Problem {
             Problem::DanglingRef => "dangling $ref",
             Problem::ExternalRef => "external $ref",
             Problem::RefCycle => "$ref cycle",
+            Problem::RecursiveMerge => "recursive merge",
             Problem::CookieParameter => "cookie parameter",
             Problem::UnsupportedParameterStyle => "unsupported parameter style",
             Problem::ParameterContent => "parameter uses content",
@@ -368,16 +377,60 @@ pub fn preflight(document: &Value) -> Report {
     report
 }
 
-/// progenitor's own verdict on `document`, narrowed down to the component schema or operation
-/// that makes it fail: an empty report when it generates. For a failure the static checks did
-/// not foresee; the pipeline calls it only when generation failed, so that a clean document is
-/// generated once.
+/// progenitor's own verdict on `document`, narrowed down to every component schema and
+/// operation that makes it fail: an empty report when it generates. For a failure the static
+/// checks did not foresee; the pipeline calls it only when generation failed, so that a clean
+/// document is generated once. Runs progenitor at most [`default_generator_runs`] times.
 pub fn locate_generator_failure(document: &Value) -> Report {
-    Report {
-        findings: safety::check(document, &crate::generate::settings())
-            .into_iter()
-            .collect(),
+    narrow_generator_failure(document, default_generator_runs(document)).report
+}
+
+/// What [`narrow_generator_failure`] found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Narrowing {
+    /// Every failing schema (or set of schemas that fail together) and operation, each with a
+    /// fix aimed at the node that makes it fail; empty when progenitor generates.
+    pub report: Report,
+    /// How many times progenitor ran.
+    pub generator_runs: usize,
+    /// False when the budget ran out first: the report then ends with a finding saying so.
+    pub complete: bool,
+}
+
+/// Like [`locate_generator_failure`], with an explicit budget of progenitor runs. Each schema
+/// is first tried on its own (a small document each), so a document with `n` schemas and `m`
+/// operations needs about `n` runs plus a few per failure found.
+pub fn narrow_generator_failure(document: &Value, max_generator_runs: usize) -> Narrowing {
+    let narrowed = safety::check(document, &crate::generate::settings(), max_generator_runs);
+    Narrowing {
+        report: Report {
+            findings: narrowed.findings,
+        },
+        generator_runs: narrowed.runs,
+        complete: narrowed.complete,
     }
+}
+
+/// The budget [`locate_generator_failure`] gives a document: twice its schemas and operations,
+/// plus room for the fixes. Linear in the document's size; each run is on a part of it.
+pub fn default_generator_runs(document: &Value) -> usize {
+    let count = |pointer: &str| {
+        document
+            .pointer(pointer)
+            .and_then(Value::as_object)
+            .map_or(0, Map::len)
+    };
+    let operations: usize = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .map_or(0, |paths| {
+            paths
+                .values()
+                .filter_map(Value::as_object)
+                .map(Map::len)
+                .sum()
+        });
+    64 + 2 * (count("/components/schemas") + operations)
 }
 
 /// The checks derived from progenitor's and typify's source, without running them.
@@ -402,6 +455,7 @@ pub fn preflight_static(document: &Value) -> Report {
     deser::check(&mut ctx);
     operations::check(&mut ctx);
     schemas::check_components(&mut ctx);
+    merges::check(&mut ctx);
     refs::check(&mut ctx);
     ctx.finish()
 }
@@ -505,10 +559,85 @@ impl<'a> Ctx<'a> {
             .map(|(loc, finding)| (position(&loc), finding))
             .collect();
         findings.sort_by_key(|(position, _)| *position);
-        Report {
-            findings: findings.into_iter().map(|(_, f)| f).collect(),
+        // A schema the open-enum stage made is fixed where it came from; a request-side copy
+        // then says what its original says, once.
+        let mut seen = HashSet::new();
+        let findings = findings
+            .into_iter()
+            .map(|(_, finding)| at_source(self.doc, finding))
+            .filter(|f| {
+                let actions: Vec<String> = f
+                    .actions()
+                    .map(|a| format!("{}{}", a.target, a.action))
+                    .collect();
+                seen.insert((f.pointer.clone(), f.problem, actions))
+            })
+            .collect();
+        Report { findings }
+    }
+}
+
+/// Where the open-enum stage took the component schema `name` from: its hoisted-from place,
+/// or (for a request-side copy) its original's. `None` for a schema of the document itself.
+pub(crate) fn schema_source(doc: &Value, name: &str) -> Option<Loc> {
+    let mut name = name.to_string();
+    let mut copied = false;
+    for _ in 0..8 {
+        let schema = Loc::root()
+            .key("components")
+            .key("schemas")
+            .key(&name)
+            .get(doc)?;
+        if let Some(from) = schema.get(open_enums::HOISTED_MARK).and_then(Value::as_str) {
+            let keys = Loc(from
+                .split('/')
+                .skip(1)
+                .map(|t| loc::Seg::Key(t.replace("~1", "/").replace("~0", "~")))
+                .collect());
+            return Some(keys.resolve(doc).map_or(keys, |(resolved, _)| resolved));
+        }
+        match schema
+            .get(open_enums::REQUEST_VARIANT_MARK)
+            .and_then(Value::as_str)
+        {
+            Some(original) if original != name => {
+                name = original.to_string();
+                copied = true;
+            }
+            _ => break,
         }
     }
+    copied.then(|| Loc::root().key("components").key("schemas").key(&name))
+}
+
+/// `finding`, moved from a schema the open-enum stage made to where that schema came from.
+fn at_source(doc: &Value, mut finding: Finding) -> Finding {
+    let prefix = "/components/schemas/";
+    let Some(rest) = finding.pointer.strip_prefix(prefix) else {
+        return finding;
+    };
+    let (token, inner) = rest.split_once('/').map_or((rest, ""), |(t, i)| (t, i));
+    let name = token.replace("~1", "/").replace("~0", "~");
+    let Some(source) = schema_source(doc, &name) else {
+        return finding;
+    };
+    let made = Loc::root().key("components").key("schemas").key(&name);
+    finding.pointer = if inner.is_empty() {
+        source.pointer()
+    } else {
+        format!("{}/{inner}", source.pointer())
+    };
+    let (made_path, source_path) = (made.path(), source.path());
+    let retarget = |fix: &mut SuggestedFix| {
+        if let Some(rest) = fix.target.strip_prefix(&made_path)
+            && (rest.is_empty() || rest.starts_with(['.', '[']))
+        {
+            fix.target = format!("{source_path}{rest}");
+        }
+    };
+    retarget(&mut finding.fix);
+    finding.follow_up.iter_mut().for_each(retarget);
+    finding
 }
 
 pub(crate) fn describe_json_type(value: &Value) -> &'static str {

@@ -571,3 +571,54 @@ fn vendored_spec_reads_as_openapiv3_after_conversion() {
         panic!("{e}");
     }
 }
+
+fn data(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    document::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn aspnet_numbers_that_may_be_read_from_strings_collapse_to_the_number() {
+    // ASP.NET Core 10 (System.Text.Json number handling AllowReadingFromString, the web default)
+    // publishes every number as `type: [integer, string]` plus the pattern of a numeric string.
+    let converted = convert(&data("aspnet10-numbers.json"));
+    let doc = &converted.document;
+    let at = |pointer: &str| doc.pointer(pointer).cloned().unwrap_or(Value::Null);
+    let item = "/components/schemas/Item/properties";
+    assert_eq!(
+        at(&format!("{item}/id")),
+        json!({"type": "integer", "format": "int32"})
+    );
+    assert_eq!(
+        at(&format!("{item}/price")),
+        json!({"type": "number", "format": "double"})
+    );
+    assert_eq!(
+        at(&format!("{item}/amount")),
+        json!({"type": "number", "format": "decimal"})
+    );
+    assert_eq!(
+        at(&format!("{item}/status")),
+        json!({"type": "integer", "nullable": true, "format": "int32"})
+    );
+    let params = "/paths/~1items~1{id}/get/parameters";
+    assert_eq!(
+        at(&format!("{params}/0/schema")),
+        json!({"type": "integer", "format": "int32"})
+    );
+    assert_eq!(
+        at(&format!("{params}/1/schema")),
+        json!({"type": "integer", "format": "int32", "default": 10})
+    );
+    assert_eq!(
+        at(&format!("{params}/2/schema/items")),
+        json!({"type": "integer", "format": "int64"})
+    );
+    // A string pattern that is not a number's keeps both types.
+    assert!(at(&format!("{item}/code/anyOf")).is_array(), "{doc:#}");
+
+    // Every collapsed node is named, where an overlay would target it.
+    insta::assert_yaml_snapshot!(warnings(&converted));
+}

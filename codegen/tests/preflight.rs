@@ -466,6 +466,30 @@ fn default_after_2xx_range_is_dropped_only_when_it_sorts_right_after_it() {
 }
 
 #[test]
+fn recursion_typify_handles_is_not_reported() {
+    // A node that only annotates a reference to its own schema, or offers it among other
+    // branches, is converted without merging: typify names the recursive type and stops.
+    for parent in [
+        json!({ "allOf": [{ "$ref": "#/components/schemas/Node" }] }),
+        json!({ "allOf": [{ "$ref": "#/components/schemas/Node" }], "nullable": true, "description": "up" }),
+        json!({ "anyOf": [{ "$ref": "#/components/schemas/Node" }, { "type": "string" }] }),
+        json!({ "oneOf": [{ "$ref": "#/components/schemas/Node" }, { "type": "string" }], "nullable": true }),
+        json!({ "$ref": "#/components/schemas/Node" }),
+    ] {
+        let doc = with_components(
+            api(json!({ "/a": { "get": { "operationId": "A", "responses": {
+                "200": { "description": "ok", "content": json_body(json!({ "$ref": "#/components/schemas/Node" })) },
+            } } } })),
+            json!({ "schemas": { "Node": { "type": "object", "properties": {
+                "name": { "type": "string" }, "parent": parent.clone(),
+            } } } }),
+        );
+        assert!(preflight(&doc).is_clean(), "{parent}: {}", preflight(&doc));
+        assert_eq!(progenitor(&doc), Outcome::Generates, "{parent}");
+    }
+}
+
+#[test]
 fn generator_failure_is_narrowed_down_to_the_schema() {
     // typify compiles `pattern` as a regular expression; preflight has no regex engine.
     let doc = with_components(
@@ -627,10 +651,12 @@ proofs! {
         [(UnsupportedRequestMediaType, "/paths/~1a/post/requestBody/content/text~1csv")],
         Before::Errs("unexpected content type: text/csv");
 
-    request_problem_json:
+    // A `+json` type is sent as JSON under its own name (see tests/next_generator.rs); a media
+    // range names no type a request could carry.
+    request_json_media_range:
         api(json!({ "/a": { "post": { "operationId": "A", "responses": ok(),
-            "requestBody": { "content": { "application/merge-patch+json": { "schema": { "type": "object" } } } } } } })),
-        [(UnsupportedRequestMediaType, "/paths/~1a/post/requestBody/content/application~1merge-patch+json")],
+            "requestBody": { "content": { "application/*+json": { "schema": { "type": "object" } } } } } } })),
+        [(UnsupportedRequestMediaType, "/paths/~1a/post/requestBody/content/application~1*+json")],
         Before::Errs("unexpected content type");
 
     octet_stream_body_with_max_length:
@@ -761,6 +787,44 @@ proofs! {
         ),
         [(UnresolvableRef, "/paths/~1a/get/parameters/0")],
         Before::Panics("key Page is missing");
+
+    // Found by the property tests (tests/properties.rs): a 3.1 `$ref` with a sibling `pattern`
+    // becomes `allOf: [$ref]` plus `pattern`; typify merges the two, the referenced schema
+    // contains the node again, and it merges forever until the stack overflows.
+    recursive_merge_of_a_ref_with_a_sibling:
+        with_components(
+            api(json!({ "/a": { "get": { "operationId": "A", "responses": {
+                "200": { "description": "ok", "content": json_body(json!({ "$ref": "#/components/schemas/Node" })) },
+            } } } })),
+            json!({ "schemas": { "Node": { "type": "object", "properties": {
+                "name": { "type": "string" },
+                "parent": { "allOf": [{ "$ref": "#/components/schemas/Node" }], "pattern": "^a$", "minProperties": 1 },
+            } } } }),
+        ),
+        [(RecursiveMerge, "/components/schemas/Node/properties/parent")],
+        Before::Aborts;
+
+    recursive_merge_of_two_all_of_branches_through_another_schema:
+        with_components(
+            api(json!({ "/a": { "get": { "operationId": "A", "responses": {
+                "200": { "description": "ok", "content": json_body(json!({ "$ref": "#/components/schemas/Folder" })) },
+            } } } })),
+            json!({ "schemas": {
+                "Folder": { "type": "object", "properties": {
+                    "items": { "type": "array", "items": { "$ref": "#/components/schemas/Entry" } },
+                    "parent": { "allOf": [{ "$ref": "#/components/schemas/Entry" }, { "$ref": "#/components/schemas/Meta" }] },
+                } },
+                "Entry": { "type": "object", "properties": {
+                    "folder": { "anyOf": [{ "$ref": "#/components/schemas/Folder" }, { "type": "string" }], "required": ["items"] },
+                } },
+                "Meta": { "type": "object", "properties": { "owner": { "type": "string" } } },
+            } }),
+        ),
+        [
+            (RecursiveMerge, "/components/schemas/Folder/properties/parent"),
+            (RecursiveMerge, "/components/schemas/Entry/properties/folder"),
+        ],
+        Before::Aborts;
 
     response_reference_cycle:
         with_components(

@@ -14,6 +14,15 @@
 // Effective document: 96e8f4e3aa80e6f8c293003d230a98aae7f366ceffcc1271f5ac32f25f5cf17e (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
+#![allow(
+    warnings,
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::restriction,
+    clippy::cargo,
+    rustdoc::all
+)]
 #[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
 #[allow(unused_imports)]

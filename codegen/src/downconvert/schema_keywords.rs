@@ -205,6 +205,21 @@ fn types(
     if others.contains(&"number") {
         others.retain(|t| *t != "integer");
     }
+    if let Some(number) = number_readable_from_string(schema, &others) {
+        schema.shift_remove("pattern");
+        notes.add(
+            "type",
+            format!(
+                "`type: [{number}, string]` with the pattern of a numeric string is how ASP.NET \
+                 Core (System.Text.Json number handling `AllowReadingFromString`, its web default) \
+                 says \"a number, also accepted as a numeric string\": collapsed to `type: \
+                 {number}` and the pattern dropped, so the client sends and reads numbers. If the \
+                 service writes this number as a string (`WriteAsString`), type it `string` with \
+                 an overlay"
+            ),
+        );
+        others = vec![number];
+    }
     if others.len() > 1
         && let Some(Value::Array(values)) = schema.get("enum")
     {
@@ -251,6 +266,29 @@ fn types(
             (Some(others.clone()), Some(others))
         }
     }
+}
+
+/// The patterns System.Text.Json's schema exporter gives a number that may be read from (or
+/// written as) a string: integers, IEEE floating point, and `decimal`.
+const NUMERIC_STRING_PATTERNS: &[&str] = &[
+    r"^-?(?:0|[1-9]\d*)$",
+    r"^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$",
+    r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$",
+];
+
+/// `integer` or `number`, when the schema's non-null types are that and `string` and its
+/// `pattern` admits only numerals: the string is the same number in another spelling.
+fn number_readable_from_string(
+    schema: &Map<String, Value>,
+    types: &[&'static str],
+) -> Option<&'static str> {
+    let number = match types {
+        [number @ ("integer" | "number"), "string"]
+        | ["string", number @ ("integer" | "number")] => *number,
+        _ => return None,
+    };
+    let pattern = schema.get("pattern")?.as_str()?;
+    NUMERIC_STRING_PATTERNS.contains(&pattern).then_some(number)
 }
 
 fn examples(schema: &mut Map<String, Value>, notes: &mut Notes) {

@@ -119,6 +119,37 @@ pub enum OverlayError {
         count: usize,
     },
 
+    /// In strict mode: a `remove` whose target selects nothing while the place it removes from
+    /// is there: what it removes is gone, most likely because the upstream document stopped
+    /// publishing it. The action has outlived its gap.
+    #[error(
+        "{action}: the target selects nothing, but the place it removes from is there ({} \
+         selected by `{parent}`): what it removes is no longer in the document, so the gap it \
+         closed is closed upstream. The action can be deleted; run with --lenient to continue \
+         anyway",
+        nodes(*selected)
+    )]
+    AlreadyAbsent {
+        /// The remove action.
+        action: ActionRef,
+        /// The target without its last segment.
+        parent: String,
+        /// How many nodes `parent` selects.
+        selected: usize,
+    },
+
+    /// In strict mode: an `update` or `copy` would append entries to arrays that already
+    /// contain them (the upstream document now publishes them); the result would repeat them.
+    #[error("{action}: {}; run with --lenient to apply it anyway", repeats(arrays, *whole))]
+    Repeats {
+        /// The action.
+        action: ActionRef,
+        /// JSON pointers of the arrays.
+        arrays: Vec<String>,
+        /// True when the action brings nothing else: it can be deleted.
+        whole: bool,
+    },
+
     /// `remove` selected the document's root, which has no parent to be removed from.
     #[error(
         "{action}: `remove` selects the document root `$`, which cannot be removed; target the \
@@ -128,6 +159,17 @@ pub enum OverlayError {
         /// The remove action.
         action: ActionRef,
     },
+}
+
+impl OverlayError {
+    /// True for a strict-mode refusal of an action whose target selects nothing, which
+    /// [`ApplyOptions::lenient`](super::ApplyOptions::lenient) turns into a warning.
+    pub fn is_zero_match(&self) -> bool {
+        matches!(
+            self,
+            OverlayError::NoMatch { .. } | OverlayError::AlreadyAbsent { .. }
+        )
+    }
 }
 
 /// A problem that does not stop the run, reported next to the result.
@@ -141,6 +183,91 @@ pub enum OverlayWarning {
     )]
     NoMatch {
         /// The action whose target selects nothing.
+        action: ActionRef,
+    },
+
+    /// A field the specification says has no impact in this action: `update` or `copy` next to
+    /// `remove: true`, or `copy` next to `update` (Overlay 1.0 and 1.1, Action Object). The
+    /// action does what the specification says; the field is probably a leftover.
+    #[error(
+        "{action}: `{field}` is ignored because {because} (Overlay Specification, Action Object: \
+         the field \"has no impact\" then); delete `{field}`, or split the action if both were \
+         meant"
+    )]
+    IgnoredField {
+        /// The action.
+        action: ActionRef,
+        /// `update` or `copy`.
+        field: &'static str,
+        /// Which field overrides it, e.g. "`remove` is true".
+        because: &'static str,
+    },
+
+    /// An `update` or `copy` that changes nothing: the document already has every value it
+    /// supplies, most likely because the upstream document now publishes them. The action has
+    /// outlived its gap.
+    #[error(
+        "{action}: changes nothing: the document already has everything this action supplies \
+         (such as {example}), so the gap it filled is closed upstream. The action can be deleted"
+    )]
+    Redundant {
+        /// The action.
+        action: ActionRef,
+        /// One of the values, as `` `pointer` = value ``.
+        example: String,
+    },
+
+    /// In lenient mode: see [`OverlayError::AlreadyAbsent`]; the action was skipped.
+    #[error(
+        "{action}: the target selects nothing, but the place it removes from is there ({} \
+         selected by `{parent}`): what it removes is no longer in the document, so the gap it \
+         closed is closed upstream. The action can be deleted",
+        nodes(*selected)
+    )]
+    AlreadyAbsent {
+        /// The remove action.
+        action: ActionRef,
+        /// The target without its last segment.
+        parent: String,
+        /// How many nodes `parent` selects.
+        selected: usize,
+    },
+
+    /// In lenient mode: see [`OverlayError::Repeats`]; the entries were appended, as the
+    /// specification says.
+    #[error("{action}: {}", repeats(arrays, *whole))]
+    Repeats {
+        /// The action.
+        action: ActionRef,
+        /// JSON pointers of the arrays.
+        arrays: Vec<String>,
+        /// True when the action brings nothing else: it can be deleted.
+        whole: bool,
+    },
+
+    /// A `remove` that later actions undo: the whole run without it gives the same document.
+    /// `together_with` are the later actions that change nothing once it is gone.
+    #[error(
+        "{action}: changes nothing in the result: later actions put back exactly what it removes \
+         (the document now publishes it that way), so the gap it closed is closed upstream. The \
+         action can be deleted{}",
+        together(action, together_with)
+    )]
+    Undone {
+        /// The remove action.
+        action: ActionRef,
+        /// Later actions that can be deleted with it.
+        together_with: Vec<ActionRef>,
+    },
+
+    /// An action with a `target` and no `update`, `remove: true` or `copy`: valid, and it does
+    /// nothing.
+    #[error(
+        "{action}: has no `update`, `remove: true` or `copy`, so it changes nothing; give it one, \
+         or delete the action"
+    )]
+    NoModifier {
+        /// The action.
         action: ActionRef,
     },
 }
@@ -190,6 +317,66 @@ impl From<DocumentError> for OverlayErrors {
     fn from(error: DocumentError) -> OverlayErrors {
         OverlayError::from(error).into()
     }
+}
+
+fn nodes(count: usize) -> String {
+    if count == 1 {
+        "1 node".to_string()
+    } else {
+        format!("{count} nodes")
+    }
+}
+
+fn repeats(arrays: &[String], whole: bool) -> String {
+    let arrays = arrays
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if whole {
+        format!(
+            "the document already has everything this action supplies, so the gap it filled is \
+             closed upstream; applying it would only repeat entries already in {arrays}. The \
+             action can be deleted"
+        )
+    } else {
+        format!(
+            "would repeat entries the document already has, in {arrays} (the upstream document \
+             now publishes them): delete those entries from the action's value; the rest of the \
+             action still changes the document"
+        )
+    }
+}
+
+/// `, together with actions[4] (0-based) "...", which then changes nothing either`; actions of
+/// another overlay are named with their file.
+fn together(action: &ActionRef, others: &[ActionRef]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = others
+        .iter()
+        .map(|other| {
+            let mut name = if other.origin == action.origin {
+                format!("actions[{}] (0-based)", other.index)
+            } else {
+                format!("{}: actions[{}] (0-based)", other.origin, other.index)
+            };
+            if let Some(description) = &other.description {
+                name.push_str(&format!(" {:?}", one_line(description)));
+            }
+            name
+        })
+        .collect();
+    let verb = if others.len() == 1 {
+        "changes"
+    } else {
+        "change"
+    };
+    format!(
+        ", together with {}, which then {verb} nothing either",
+        named.join(" and ")
+    )
 }
 
 /// The target is already named by the action reference; a `copy` expression is not.

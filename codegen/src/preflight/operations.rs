@@ -612,7 +612,9 @@ enum BodyKind {
     Text,
 }
 
-/// progenitor's `BodyContentType::from_str`: the media type before any `;`, compared exactly.
+/// progenitor's `BodyContentType::from_str`: the media type before any `;`, compared exactly;
+/// plus the `+json` types, which generation hands progenitor as `application/json` and sends
+/// under their own name (`generate::progenitor_view`).
 fn body_kind(media_type: &str) -> Option<BodyKind> {
     let base = &media_type[..media_type.find(';').unwrap_or(media_type.len())];
     match base {
@@ -620,6 +622,7 @@ fn body_kind(media_type: &str) -> Option<BodyKind> {
         "application/x-www-form-urlencoded" => Some(BodyKind::Form),
         "application/octet-stream" => Some(BodyKind::OctetStream),
         "text/plain" | "text/x-markdown" => Some(BodyKind::Text),
+        _ if crate::generate::is_json_suffix_media_type(media_type) => Some(BodyKind::Json),
         _ => None,
     }
 }
@@ -654,7 +657,12 @@ fn request_body(ctx: &mut Ctx, op: &Op) -> bool {
     // can send.
     let keeper = content
         .keys()
-        .find(|k| body_kind(k) == Some(BodyKind::Json))
+        .find(|k| k.split(';').next() == Some("application/json"))
+        .or_else(|| {
+            content
+                .keys()
+                .find(|k| body_kind(k) == Some(BodyKind::Json))
+        })
         .or_else(|| content.keys().find(|k| body_kind(k).is_some()))
         .unwrap_or(first);
     if content.len() > 1 {
