@@ -8633,8 +8633,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8768,8 +8768,8 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8872,7 +8872,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/actions/extend-customer-input-deadline", client
-                .baseurl, encode_path(& session_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8974,7 +8975,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/actions/resend-customer-notification", client.baseurl,
-                encode_path(& session_id.to_string()),
+                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
+                []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9078,8 +9080,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/input-requirements", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/input-requirements", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9180,8 +9182,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/pdf-report", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/pdf-report", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9277,8 +9279,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/source-files", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9394,8 +9396,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files/{}", client.baseurl, encode_path(&
-                session_id.to_string()), encode_path(& source_file_id.to_string()),
+                "{}/v1/sessions/{}/source-files/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("source_file_id", & source_file_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9514,9 +9518,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files/{}/content", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& source_file_id
-                .to_string()),
+                "{}/v1/sessions/{}/source-files/{}/content", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("source_file_id", & source_file_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9706,8 +9711,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/account-statements", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9809,7 +9814,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/account-statements/transactions/excel", client
-                .baseurl, encode_path(& session_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9920,9 +9926,10 @@ pub mod builder {
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/excel", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& account_statement_id
-                .to_string()),
+                "{}/v1/sessions/{}/account-statements/{}/excel", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("account_statement_id", &
+                account_statement_id.to_string(), & ["transactions"]) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10018,8 +10025,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/attachments", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/attachments", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10135,8 +10142,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let attachment_id = attachment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/attachments/{}/content", client.baseurl, encode_path(&
-                session_id.to_string()), encode_path(& attachment_id.to_string()),
+                "{}/v1/sessions/{}/attachments/{}/content", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("attachment_id", & attachment_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10232,8 +10241,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/categorizations-summary", client.baseurl,
-                encode_path(& session_id.to_string()),
+                "{}/v1/sessions/{}/categorizations-summary", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10337,8 +10346,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/categorizations", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/categorizations", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10442,8 +10451,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/court-and-insolvencies", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/court-and-insolvencies", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10547,8 +10556,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/identity-verifications", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/identity-verifications", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10668,8 +10677,9 @@ pub mod builder {
             let verification_id = verification_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/identity-verifications/{}/images", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& verification_id
-                .to_string()),
+                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
+                []) ?, crate ::runtime::path_segment("verification_id", & verification_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10801,8 +10811,10 @@ pub mod builder {
             let image_id = image_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/identity-verifications/{}/images/{}/content", client
-                .baseurl, encode_path(& session_id.to_string()), encode_path(&
-                verification_id.to_string()), encode_path(& image_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?, crate ::runtime::path_segment("verification_id", &
+                verification_id.to_string(), & []) ?, crate
+                ::runtime::path_segment("image_id", & image_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10898,8 +10910,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/immovables", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/immovables", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11003,8 +11015,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/legal-entities", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/legal-entities", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11108,8 +11120,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/metrics", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/metrics", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11213,8 +11225,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/negative-tradelines", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/negative-tradelines", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11318,8 +11330,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/person-details", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/person-details", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11423,8 +11435,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/positive-tradelines", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/positive-tradelines", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11528,8 +11540,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/registry-incomes", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/registry-incomes", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11630,8 +11642,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/scores", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/scores", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11750,9 +11762,10 @@ pub mod builder {
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/tsv", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& account_statement_id
-                .to_string()),
+                "{}/v1/sessions/{}/account-statements/{}/tsv", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("account_statement_id", &
+                account_statement_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
