@@ -27,7 +27,7 @@
 //! [`DEFAULT_MAX_RESPONSE_BODY`](crate::config::DEFAULT_MAX_RESPONSE_BODY)): a body that declares
 //! a larger `Content-Length` is refused unread, one without a length is cut off at the limit,
 //! both with [`Error::ResponseTooLarge`]. Error bodies keep at most
-//! [`MAX_ERROR_BODY`](crate::error::MAX_ERROR_BODY) bytes.
+//! [`MAX_ERROR_BODY`] bytes.
 //!
 //! The HTTP client the builder makes follows a redirect only within the service's origin
 //! ([`same_origin_redirects`]); a redirect elsewhere ends the call with [`Error::Redirect`], so
@@ -38,7 +38,7 @@
 //!
 //! # Path parameters
 //!
-//! The generated code turns every path parameter into one path segment with [`path_segment`]
+//! The generated code turns every path parameter into one path segment with `path_segment`
 //! (the generator puts it where progenitor wrote `encode_path`): a value that is empty, `.` or
 //! `..`, contains `/`, `\`, `%` or a control character, or equals a literal segment another
 //! operation has at the same place (`account_statement_id("transactions")`), is refused with
