@@ -2,8 +2,10 @@
 //!
 //! The generated file is meant to be mounted as `crate::generated` of the client crate, which
 //! provides `crate::runtime::ClientState` (the `Client`'s inner state, whose `ClientHooks` impl
-//! adds authentication, retries and tracing) and `crate::operation` (the `Operation` trait and
-//! `OperationMeta`, implemented here for every operation's builder).
+//! adds authentication, retries and tracing), `crate::runtime::path_segment` (the checked
+//! path-segment encoder every path parameter goes through: see [`crate::path_segments`]) and
+//! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
+//! operation's builder).
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -15,6 +17,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::open_enums::{self, OpenEnumPlan};
+use crate::path_segments;
 
 /// Rust path of the `Client`'s inner state, provided by the client crate.
 pub const INNER_TYPE: &str = "crate::runtime::ClientState";
@@ -46,6 +49,8 @@ pub enum GenerateError {
     Panicked(String),
     #[error(transparent)]
     OpenEnums(#[from] open_enums::OpenEnumError),
+    #[error(transparent)]
+    PathSegments(#[from] path_segments::PathSegmentError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
     InvalidCode(String),
     #[error("{0}")]
@@ -87,6 +92,7 @@ pub fn generate(
         syn::parse2(tokens).map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
     open_enums::open_response_enums(&mut file, plan)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
+    path_segments::checked_path_segments(&mut file)?;
     allow_generated_lints(&mut file);
 
     let operations = document_operations(effective);

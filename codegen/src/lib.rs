@@ -13,5 +13,6 @@ pub mod fetch;
 pub mod generate;
 pub mod open_enums;
 pub mod overlay;
+pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;

@@ -7,15 +7,39 @@
 //! discovery document ([`TokenEndpoint::Issuer`]).
 //!
 //! The token request goes through the [`oauth2`] crate (RFC 6749 request building and error
-//! parsing) over this client's own `reqwest` connection pool.
+//! parsing) over an HTTP client of its own, which never follows redirects (see below).
 //!
 //! # Caching and single flight
 //!
 //! A token is reused until a margin before its expiry (30 s, or a fifth of its lifetime if that
 //! is shorter), then replaced by the next call that needs one. Only one token request is ever in
 //! flight: callers that need a token while it runs wait for it and share its outcome, success or
-//! failure. A cold client starting 1000 calls at once makes exactly one token request; a token
-//! endpoint that refuses the client is asked once, not once per waiting call.
+//! failure, even when the token is already stale on arrival (a lifetime of zero, or shorter than
+//! the request took). A cold client starting 1000 calls at once makes exactly one token
+//! request; a token endpoint that refuses the client is asked once, not once per waiting call.
+//!
+//! The lifetime is the response's `expires_in`, capped at [`MAX_TOKEN_LIFETIME`] (24 h). A
+//! response without `expires_in`, or with `0`, gives a token for the calls waiting for it only
+//! ("use once"): the next call asks for a new one.
+//!
+//! # What the identity provider cannot do
+//!
+//! - **Redirect a credential.** Token and discovery requests never follow a redirect: a `3xx`
+//!   is an [`AuthErrorKind::Redirect`] error naming the `Location` (without its query). A token
+//!   endpoint answering `307` to another host would otherwise receive the client secret again
+//!   in the re-sent body.
+//! - **Substitute itself.** A discovery document whose `issuer` is not the configured issuer is
+//!   refused (OpenID Connect Discovery 1.0, §4.3), as is a `token_endpoint` that is not `https`
+//!   (plain `http` is accepted on a loopback address only, for the local mock), or that has a
+//!   user name, a query or a fragment. A configured token URL or issuer passes the same checks
+//!   when the client is built.
+//! - **Exhaust memory.** Token and discovery answers are read up to
+//!   [`MAX_IDENTITY_PROVIDER_BODY`] bytes (or the client's smaller
+//!   [`max_response_body`](crate::ClientBuilder::max_response_body)).
+//! - **Panic the client.** Any `expires_in` is clamped, not added to a clock unchecked.
+//! - **Make an outage look permanent.** `408`, `429` and `5xx` are
+//!   [`AuthErrorKind::Unavailable`] whatever their body (an RFC 6749 error, another JSON
+//!   document, nothing), so calls retry them within their retry policy.
 //!
 //! When the service answers 401, the runtime asks for a replacement of the refused token; if
 //! another call already replaced it, the replacement is used without a new request.
@@ -40,7 +64,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::error::error_chain;
+use crate::error::{error_chain, redact_reqwest};
+use crate::runtime::{LimitedReadError, read_limited, shown_location};
 
 /// How the client proves who it is.
 #[derive(Clone)]
@@ -206,9 +231,16 @@ pub enum AuthErrorKind {
     /// HTML page, a 404 from a wrong token URL, a token a header cannot carry, ...).
     #[error("the identity provider's answer is not a usable token response")]
     InvalidResponse,
-    /// The discovery document was missing, unreadable or had no usable `token_endpoint`.
+    /// The discovery document was missing or unreadable, named another issuer, or had no
+    /// usable `token_endpoint`.
     #[error("the OpenID Connect discovery document could not be used")]
     Discovery,
+    /// The token endpoint or the discovery document answered with a redirect, which is never
+    /// followed: a redirected token request would carry the client secret elsewhere.
+    #[error(
+        "the identity provider answered with a redirect, which is never followed for a token or discovery request"
+    )]
+    Redirect,
 }
 
 impl AuthError {
@@ -229,12 +261,31 @@ impl AuthError {
 /// lifetime before if that is shorter, so a call never leaves with a token about to lapse.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
-/// Lifetime assumed when the token response has no `expires_in` (production's lifetime).
-const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+/// The longest a token is kept, whatever `expires_in` says (production's tokens live five
+/// minutes): a larger value is clamped to this.
+pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// When a token obtained at `obtained` with `lifetime` should be replaced.
-fn refresh_deadline(obtained: Instant, lifetime: Duration) -> Instant {
-    obtained + lifetime.saturating_sub(REFRESH_MARGIN.min(lifetime / 5))
+/// The most bytes of a token or discovery answer read (the client's
+/// [`max_response_body`](crate::ClientBuilder::max_response_body) when that is smaller). Real
+/// answers are a few kilobytes.
+pub const MAX_IDENTITY_PROVIDER_BODY: u64 = 1024 * 1024;
+
+/// When a token obtained at `obtained` with `lifetime` (`expires_in`) should be replaced:
+/// `obtained` itself for a token without a lifetime or with a lifetime of zero (use once).
+fn refresh_deadline(obtained: Instant, lifetime: Option<Duration>) -> Instant {
+    let lifetime = lifetime.unwrap_or(Duration::ZERO).min(MAX_TOKEN_LIFETIME);
+    let usable = lifetime.saturating_sub(REFRESH_MARGIN.min(lifetime / 5));
+    obtained.checked_add(usable).unwrap_or(obtained)
+}
+
+/// Bounds of each request to the identity provider.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IdentityProviderLimits {
+    /// The total time of one token or discovery request: while one runs, every call needing a
+    /// token waits for it.
+    pub(crate) timeout: Duration,
+    /// The most bytes of an answer read.
+    pub(crate) max_body: u64,
 }
 
 /// Supplies access tokens. Cloning shares the cache.
@@ -250,10 +301,9 @@ enum Source {
 
 struct TokenSource {
     credentials: ClientCredentials,
+    /// Never follows redirects (built so by the client builder).
     http: reqwest::Client,
-    /// Bounds each discovery and token request: while one runs, every call needing a token
-    /// waits for it.
-    timeout: Duration,
+    limits: IdentityProviderLimits,
     /// The current token; read without waiting by every call.
     current: RwLock<Option<Cached>>,
     /// Held across a token request (single flight).
@@ -272,7 +322,8 @@ struct Cached {
 #[derive(Default)]
 struct RefreshState {
     token_url: Option<String>,
-    last_failure: Option<AuthError>,
+    /// The outcome of the last token request, for the calls that waited for it.
+    last_outcome: Option<Result<AccessToken, AuthError>>,
 }
 
 impl fmt::Debug for Authenticator {
@@ -288,12 +339,12 @@ impl fmt::Debug for Authenticator {
 }
 
 impl Authenticator {
-    /// `timeout` bounds each request to the identity provider. Fails when a static token
-    /// cannot be sent in a header.
+    /// `http` must not follow redirects; `limits` bound each request to the identity provider.
+    /// Fails when a static token cannot be sent in a header.
     pub(crate) fn new(
         credentials: Credentials,
         http: reqwest::Client,
-        timeout: Duration,
+        limits: IdentityProviderLimits,
     ) -> Result<Self, String> {
         let source = match credentials {
             Credentials::BearerToken(secret) => Source::Static(
@@ -305,7 +356,7 @@ impl Authenticator {
                 Source::ClientCredentials(Box::new(TokenSource {
                     credentials,
                     http,
-                    timeout,
+                    limits,
                     current: RwLock::new(None),
                     refresh: Mutex::new(RefreshState::default()),
                     completed: AtomicU64::new(0),
@@ -326,12 +377,17 @@ impl Authenticator {
     pub(crate) async fn token(&self) -> Result<AccessToken, AuthError> {
         match &*self.source {
             Source::Static(token) => Ok(token.clone()),
-            Source::ClientCredentials(source) => match source.fresh() {
-                Some(token) => Ok(token),
-                // Boxed: the token request's future is large, and every call's future would
-                // carry (and move) its size for a path taken once every few minutes.
-                None => Box::pin(source.refresh(None)).await,
-            },
+            Source::ClientCredentials(source) => {
+                // Read before the cache: any token request completing after this point was
+                // made for a call in this one's situation, and its token is good for it too.
+                let seen = source.completed.load(Ordering::Acquire);
+                match source.fresh() {
+                    Some(token) => Ok(token),
+                    // Boxed: the token request's future is large, and every call's future would
+                    // carry (and move) its size for a path taken once every few minutes.
+                    None => Box::pin(source.refresh(None, seen)).await,
+                }
+            }
         }
     }
 
@@ -343,7 +399,10 @@ impl Authenticator {
     ) -> Result<AccessToken, AuthError> {
         match &*self.source {
             Source::Static(token) => Ok(token.clone()),
-            Source::ClientCredentials(source) => Box::pin(source.refresh(Some(rejected))).await,
+            Source::ClientCredentials(source) => {
+                let seen = source.completed.load(Ordering::Acquire);
+                Box::pin(source.refresh(Some(rejected), seen)).await
+            }
         }
     }
 }
@@ -361,40 +420,48 @@ impl TokenSource {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = cached;
     }
 
-    async fn refresh(&self, rejected: Option<&AccessToken>) -> Result<AccessToken, AuthError> {
-        let seen = self.completed.load(Ordering::Acquire);
+    /// A new token, or the outcome of a token request that completed after `seen` (the count
+    /// of completed requests when this call found no usable token). Sharing that outcome,
+    /// rather than looking at the cache again, is what keeps waiting calls from each asking for
+    /// a token of their own when it is already stale on arrival (use-once tokens, lifetimes
+    /// shorter than the request took).
+    async fn refresh(
+        &self,
+        rejected: Option<&AccessToken>,
+        seen: u64,
+    ) -> Result<AccessToken, AuthError> {
         let mut state = self.refresh.lock().await;
+        if self.completed.load(Ordering::Acquire) != seen {
+            match &state.last_outcome {
+                Some(Ok(token)) if !rejected.is_some_and(|r| r.same_as(token)) => {
+                    return Ok(token.clone());
+                }
+                Some(Err(failure)) => return Err(failure.clone()),
+                _ => {}
+            }
+        }
         if let Some(token) = self.fresh() {
             if !rejected.is_some_and(|r| r.same_as(&token)) {
-                // Another call obtained it while this one waited.
                 return Ok(token);
             }
             // Known to be refused: no other call should send it while a new one is fetched.
             self.store(None);
         }
-        if self.completed.load(Ordering::Acquire) != seen
-            && let Some(failure) = &state.last_failure
-        {
-            // The request this call waited for failed: share its outcome.
-            return Err(failure.clone());
-        }
         let started = Instant::now();
-        let outcome = self.request_token(&mut state).await;
-        let outcome = match outcome {
+        let outcome = match self.request_token(&mut state).await {
             Ok((token, lifetime)) => {
                 self.store(Some(Cached {
                     token: token.clone(),
                     refresh_at: refresh_deadline(started, lifetime),
                 }));
-                state.last_failure = None;
                 Ok(token)
             }
             Err(error) => {
                 tracing::debug!(error = %error, "token request failed");
-                state.last_failure = Some(error.clone());
                 Err(error)
             }
         };
+        state.last_outcome = Some(outcome.clone());
         self.completed.fetch_add(1, Ordering::AcqRel);
         outcome
     }
@@ -412,21 +479,31 @@ impl TokenSource {
     }
 
     async fn discover(&self, issuer: &str) -> Result<String, AuthError> {
-        let url = format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        );
+        let issuer = issuer.trim().trim_end_matches('/');
+        let url = format!("{issuer}/.well-known/openid-configuration");
         let discovery_error =
             |why: String| AuthError::new(AuthErrorKind::Discovery, format!("{url}: {why}"));
+        let unavailable = |e: reqwest::Error| {
+            AuthError::new(AuthErrorKind::Unavailable, error_chain(&redact_reqwest(e)))
+        };
         let response = self
             .http
             .get(&url)
-            .timeout(self.timeout)
+            .timeout(self.limits.timeout)
             .send()
             .await
-            .map_err(|e| AuthError::new(AuthErrorKind::Unavailable, error_chain(&e)))?;
+            .map_err(unavailable)?;
         let status = response.status();
-        if crate::retry::is_retryable_status(status) || status.is_server_error() {
+        if status.is_redirection() {
+            return Err(AuthError::new(
+                AuthErrorKind::Redirect,
+                format!(
+                    "{url} answered {status}, pointing to {}",
+                    shown_location(&response)
+                ),
+            ));
+        }
+        if is_transient_status(status) {
             return Err(AuthError::new(
                 AuthErrorKind::Unavailable,
                 format!("{url} answered {status}"),
@@ -435,28 +512,52 @@ impl TokenSource {
         if !status.is_success() {
             return Err(discovery_error(format!("answered {status}")));
         }
-        let body = response
-            .bytes()
+        let body = read_limited(response, self.limits.max_body)
             .await
-            .map_err(|e| AuthError::new(AuthErrorKind::Unavailable, error_chain(&e)))?;
-        let document: serde_json::Value = serde_json::from_slice(&body)
-            .map_err(|e| discovery_error(format!("not a JSON document: {e}")))?;
+            .map_err(|e| match e {
+                LimitedReadError::TooLarge(limit) => discovery_error(format!(
+                    "the document is larger than {limit} bytes, so it was not read"
+                )),
+                LimitedReadError::Transport(e) => unavailable(e),
+            })?;
+        // serde's message may quote the document; its position is enough.
+        let document: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+            discovery_error(format!(
+                "not a JSON document (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        // OpenID Connect Discovery 1.0, §4.3: the document must be the configured issuer's
+        // own, or a compromised or misconfigured host could name any token endpoint.
+        let named = document.get("issuer").and_then(serde_json::Value::as_str);
+        if named.map(|n| n.trim_end_matches('/')) != Some(issuer) {
+            return Err(discovery_error(match named {
+                Some(named) => format!(
+                    "the document is for issuer {:?}, not the configured issuer; it is refused",
+                    shorten(named)
+                ),
+                None => "the document names no issuer; it is refused".to_string(),
+            }));
+        }
         let endpoint = document
             .get("token_endpoint")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| discovery_error("no token_endpoint member".into()))?;
-        match reqwest::Url::parse(endpoint) {
-            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(endpoint.to_string()),
-            _ => Err(discovery_error(format!(
-                "token_endpoint {endpoint:?} is not an http(s) URL"
-            ))),
-        }
+        crate::config::validate_identity_provider_url("its token_endpoint", endpoint).map_err(
+            |error| match error {
+                crate::Error::Config(why) => discovery_error(why),
+                other => discovery_error(other.to_string()),
+            },
+        )?;
+        Ok(endpoint.trim().to_string())
     }
 
+    /// A token and its lifetime (`expires_in`, when the response has one).
     async fn request_token(
         &self,
         state: &mut RefreshState,
-    ) -> Result<(AccessToken, Duration), AuthError> {
+    ) -> Result<(AccessToken, Option<Duration>), AuthError> {
         let cc = &self.credentials;
         let token_url = self.token_url(state).await?;
         let token_uri = TokenUrl::new(token_url.clone()).map_err(|e| {
@@ -475,32 +576,44 @@ impl TokenSource {
             })
             .set_token_uri(token_uri);
         let http = self.http.clone();
-        let timeout = self.timeout;
+        let limits = self.limits;
         // The closure owns its client handle: a borrowed one makes rustc unable to prove the
         // call's future `Send` for every lifetime, which would keep calls off spawned tasks.
         let send = move |request: oauth2::HttpRequest| {
             let http = http.clone();
             async move {
                 let mut request =
-                    reqwest::Request::try_from(request).map_err(TokenHttpError::Send)?;
-                *request.timeout_mut() = Some(timeout);
-                let response = http.execute(request).await.map_err(TokenHttpError::Send)?;
+                    reqwest::Request::try_from(request).map_err(TokenHttpError::send)?;
+                *request.timeout_mut() = Some(limits.timeout);
+                let response = http.execute(request).await.map_err(TokenHttpError::send)?;
                 let status = response.status();
+                if status.is_redirection() {
+                    return Err(TokenHttpError::Redirect {
+                        status,
+                        location: shown_location(&response),
+                    });
+                }
                 let is_json = response
                     .headers()
                     .get(CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
-                if !status.is_success() && !is_json {
-                    // Not an OAuth2 error response (an HTML page from a proxy, an empty 401):
-                    // classify by status instead of letting oauth2 fail to parse it.
+                if is_transient_status(status) || (!status.is_success() && !is_json) {
+                    // "Not now" whatever the body says (an RFC 6749 error, `{"message":...}`,
+                    // nothing), or not an OAuth2 error response at all (an HTML page from a
+                    // proxy, an empty 401): classified by status, the body left unread.
                     return Err(TokenHttpError::Status(status));
                 }
                 let mut builder = http::Response::builder().status(status);
                 for (name, value) in response.headers() {
                     builder = builder.header(name, value);
                 }
-                let body = response.bytes().await.map_err(TokenHttpError::Send)?;
+                let body = read_limited(response, limits.max_body)
+                    .await
+                    .map_err(|e| match e {
+                        LimitedReadError::TooLarge(limit) => TokenHttpError::TooLarge(limit),
+                        LimitedReadError::Transport(e) => TokenHttpError::send(e),
+                    })?;
                 builder
                     .body(body.to_vec())
                     .map_err(|_| TokenHttpError::Status(status))
@@ -512,7 +625,7 @@ impl TokenSource {
             .request_async(&send)
             .await
             .map_err(token_error)?;
-        let lifetime = response.expires_in().unwrap_or(DEFAULT_LIFETIME);
+        let lifetime = response.expires_in();
         let token = AccessToken::new(response.access_token().secret()).ok_or_else(|| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
@@ -523,12 +636,40 @@ impl TokenSource {
     }
 }
 
+/// 408, 429 and every 5xx: the identity provider cannot answer now.
+fn is_transient_status(status: StatusCode) -> bool {
+    crate::retry::is_retryable_status(status) || status.is_server_error()
+}
+
+/// A value from the identity provider, bounded for a message.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// What went wrong on the way to the token endpoint (the `oauth2` crate's request error).
 #[derive(Debug)]
 enum TokenHttpError {
+    /// With the URL's query values removed ([`redact_reqwest`]).
     Send(reqwest::Error),
-    /// A failure status without an OAuth2 (JSON) error body.
+    /// A transient status, or a failure status without an OAuth2 (JSON) error body.
     Status(StatusCode),
+    /// A redirect, not followed.
+    Redirect {
+        status: StatusCode,
+        location: String,
+    },
+    /// The answer is longer than this many bytes.
+    TooLarge(u64),
+}
+
+impl TokenHttpError {
+    fn send(error: reqwest::Error) -> Self {
+        TokenHttpError::Send(redact_reqwest(error))
+    }
 }
 
 impl fmt::Display for TokenHttpError {
@@ -536,6 +677,14 @@ impl fmt::Display for TokenHttpError {
         match self {
             TokenHttpError::Send(e) => f.write_str(&error_chain(e)),
             TokenHttpError::Status(status) => write!(f, "the token endpoint answered {status}"),
+            TokenHttpError::Redirect { status, location } => write!(
+                f,
+                "the token endpoint answered {status}, pointing to {location}"
+            ),
+            TokenHttpError::TooLarge(limit) => write!(
+                f,
+                "the token endpoint's answer is larger than {limit} bytes, so it was not read"
+            ),
         }
     }
 }
@@ -559,11 +708,14 @@ fn token_error(error: RequestTokenError<TokenHttpError, BasicTokenError>) -> Aut
             AuthError::new(kind, response.error_description().cloned())
         }
         RequestTokenError::Request(TokenHttpError::Status(status)) => {
+            if is_transient_status(status) {
+                return AuthError::new(
+                    AuthErrorKind::Unavailable,
+                    format!("the token endpoint answered {status}"),
+                );
+            }
             let kind = match status.as_u16() {
                 401 => AuthErrorKind::InvalidClient,
-                s if crate::retry::is_retryable_status(status) || s >= 500 => {
-                    AuthErrorKind::Unavailable
-                }
                 _ => AuthErrorKind::InvalidResponse,
             };
             AuthError::new(
@@ -573,6 +725,12 @@ fn token_error(error: RequestTokenError<TokenHttpError, BasicTokenError>) -> Aut
         }
         RequestTokenError::Request(error @ TokenHttpError::Send(_)) => {
             AuthError::new(AuthErrorKind::Unavailable, error.to_string())
+        }
+        RequestTokenError::Request(error @ TokenHttpError::Redirect { .. }) => {
+            AuthError::new(AuthErrorKind::Redirect, error.to_string())
+        }
+        RequestTokenError::Request(error @ TokenHttpError::TooLarge(_)) => {
+            AuthError::new(AuthErrorKind::InvalidResponse, error.to_string())
         }
         // Neither the body nor serde's message (which quotes values) is shown: a half-valid
         // token response would put the token in the message. The path says enough.
@@ -600,15 +758,22 @@ mod tests {
         let t0 = Instant::now();
         // Production's five-minute tokens: 30 s early.
         assert_eq!(
-            refresh_deadline(t0, Duration::from_secs(300)),
+            refresh_deadline(t0, Some(Duration::from_secs(300))),
             t0 + Duration::from_secs(270)
         );
         // Short-lived tokens: a fifth of their lifetime early.
         assert_eq!(
-            refresh_deadline(t0, Duration::from_secs(10)),
+            refresh_deadline(t0, Some(Duration::from_secs(10))),
             t0 + Duration::from_secs(8)
         );
-        assert_eq!(refresh_deadline(t0, Duration::ZERO), t0);
+        // No lifetime, or zero: use once.
+        assert_eq!(refresh_deadline(t0, Some(Duration::ZERO)), t0);
+        assert_eq!(refresh_deadline(t0, None), t0);
+        // Any lifetime is clamped, never an overflow.
+        assert_eq!(
+            refresh_deadline(t0, Some(Duration::MAX)),
+            t0 + MAX_TOKEN_LIFETIME - REFRESH_MARGIN
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -620,7 +785,10 @@ mod tests {
                 "secret",
             ),
             reqwest::Client::new(),
-            Duration::from_secs(1),
+            IdentityProviderLimits {
+                timeout: Duration::from_secs(1),
+                max_body: MAX_IDENTITY_PROVIDER_BODY,
+            },
         )
         .unwrap();
         let Source::ClientCredentials(source) = &*auth.source else {
@@ -629,7 +797,7 @@ mod tests {
         let token = AccessToken::new("abc").unwrap();
         source.store(Some(Cached {
             token: token.clone(),
-            refresh_at: refresh_deadline(Instant::now(), Duration::from_secs(300)),
+            refresh_at: refresh_deadline(Instant::now(), Some(Duration::from_secs(300))),
         }));
         tokio::time::advance(Duration::from_secs(269)).await;
         assert!(source.fresh().is_some_and(|t| t.same_as(&token)));

@@ -18,6 +18,8 @@
 //! `creditdata` command use.
 
 use std::fmt;
+use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::Client;
@@ -81,27 +83,79 @@ impl Environment {
 }
 
 fn validate_base_url(url: &str) -> Result<String, Error> {
-    let parsed = reqwest::Url::parse(url.trim())
-        .map_err(|e| Error::Config(format!("base URL {url:?} is not a URL: {e}")))?;
+    let parsed = validate_url("the base URL", url)?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(Error::Config(format!(
             "base URL {url:?} must use http or https"
         )));
     }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        // The URL is shown in `Debug` and in messages: credentials belong in `credentials`.
-        return Err(Error::Config(
-            "the base URL must not contain a user name or password: pass credentials with ClientBuilder::credentials".into(),
-        ));
-    }
-    if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(Error::Config(format!(
-            "base URL {url:?} must not have a query or fragment"
-        )));
-    }
     // The generated paths start with `/v1`; a trailing slash would double it.
     Ok(url.trim().trim_end_matches('/').to_string())
 }
+
+/// The checks every configured URL passes: it parses, has no user name or password (URLs are
+/// shown in `Debug` and in messages; credentials belong in `credentials`), and no query or
+/// fragment (where secrets and personal data would hide in plain sight). A URL that fails is
+/// not quoted in the error: what makes it fail may be a secret.
+fn validate_url(what: &str, url: &str) -> Result<reqwest::Url, Error> {
+    let parsed = reqwest::Url::parse(url.trim())
+        .map_err(|e| Error::Config(format!("{what} is not a URL: {e}")))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(Error::Config(format!(
+            "{what} must not contain a user name or password: pass credentials with ClientBuilder::credentials"
+        )));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(Error::Config(format!(
+            "{what} must not have a query or fragment: put no secrets or parameters in it"
+        )));
+    }
+    Ok(parsed)
+}
+
+/// Checks a URL the client secret is sent to (a token endpoint, an issuer whose discovery
+/// document names one): [`validate_url`]'s rules, and `https`, or `http` to a loopback address
+/// only (the local mock): the secret never crosses a network unencrypted.
+pub(crate) fn validate_identity_provider_url(what: &str, url: &str) -> Result<reqwest::Url, Error> {
+    let parsed = validate_url(what, url)?;
+    match parsed.scheme() {
+        "https" => Ok(parsed),
+        "http" if is_loopback(&parsed) => Ok(parsed),
+        "http" => Err(Error::Config(format!(
+            "{what} uses plain http to a host that is not loopback: the client secret would \
+             cross the network unencrypted; use https (plain http is accepted for 127.0.0.1, \
+             [::1] and localhost only)"
+        ))),
+        _ => Err(Error::Config(format!(
+            "{what} must use https (or http to a loopback address)"
+        ))),
+    }
+}
+
+/// Whether `url`'s host is a loopback address or `localhost`.
+pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The largest JSON success body read unless [`ClientBuilder::max_response_body`] says
+/// otherwise: 128 MiB. The service's largest JSON answers (a source file's Base64 content, the
+/// categorised transactions of years of bank statements) stay far below it; a body that does
+/// not is either broken or hostile.
+pub const DEFAULT_MAX_RESPONSE_BODY: u64 = 128 * 1024 * 1024;
+
+/// Configures the HTTP client of the identity provider (see
+/// [`ClientBuilder::identity_provider_http`]).
+type IdentityHttpSettings =
+    Arc<dyn Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + Sync>;
 
 /// The longest a token or discovery request may take when no request timeout is set: every
 /// call that needs a token waits for it.
@@ -121,6 +175,8 @@ pub struct ClientBuilder {
     read_timeout: Duration,
     retry: RetryPolicy,
     http_client: Option<reqwest::Client>,
+    identity_provider_http: Option<IdentityHttpSettings>,
+    max_response_body: u64,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -136,6 +192,12 @@ impl fmt::Debug for ClientBuilder {
             .field("request_timeout", &self.request_timeout)
             .field("read_timeout", &self.read_timeout)
             .field("retry", &self.retry)
+            .field("max_response_body", &self.max_response_body)
+            .field("http_client", &self.http_client.is_some())
+            .field(
+                "identity_provider_http",
+                &self.identity_provider_http.is_some(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -154,6 +216,8 @@ impl Default for ClientBuilder {
             read_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             http_client: None,
+            identity_provider_http: None,
+            max_response_body: DEFAULT_MAX_RESPONSE_BODY,
         }
     }
 }
@@ -338,16 +402,53 @@ impl ClientBuilder {
         self.retry_policy(RetryPolicy::disabled())
     }
 
-    /// Uses this `reqwest::Client` instead of building one (its own timeouts, proxy and TLS
-    /// settings then apply; `connect_timeout`, `read_timeout` and `user_agent` are ignored).
+    /// Uses this `reqwest::Client` for the service's API instead of building one (its own
+    /// timeouts, proxy, TLS and redirect settings then apply; `connect_timeout`, `read_timeout`
+    /// and `user_agent` are ignored). Give it
+    /// [`runtime::same_origin_redirects`](crate::runtime::same_origin_redirects) as its redirect
+    /// policy: `reqwest`'s default follows redirects to any host. An answer from another origin
+    /// is refused either way ([`Error::InvalidResponse`]), but by then the request has gone
+    /// there.
+    ///
+    /// The identity provider is never reached through this client: see
+    /// [`identity_provider_http`](Self::identity_provider_http).
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
         self
     }
 
-    /// Builds the client. Fails with [`Error::Config`] on an unusable base URL, a retry policy
-    /// of zero attempts, a static token a header cannot carry, or an HTTP client setting
-    /// `reqwest` refuses. Makes no request: tokens are fetched by the first call that needs one.
+    /// Configures the HTTP client of the token and discovery requests (a proxy, extra root
+    /// certificates, ...). `settings` receives a `reqwest::ClientBuilder` with this builder's
+    /// user agent and timeouts; whatever it returns, the client is then built with
+    /// `redirect::Policy::none()`: a token or discovery request never follows a redirect (a
+    /// redirected token request would re-send the client secret), and a redirect is an
+    /// [`AuthErrorKind::Redirect`](crate::auth::AuthErrorKind::Redirect) error naming its
+    /// `Location`.
+    pub fn identity_provider_http(
+        mut self,
+        settings: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.identity_provider_http = Some(Arc::new(settings));
+        self
+    }
+
+    /// The largest JSON success body the client reads, in bytes (default
+    /// [`DEFAULT_MAX_RESPONSE_BODY`], 128 MiB). A larger answer ends the call with
+    /// [`Error::ResponseTooLarge`] after at most this many bytes (at once when its
+    /// `Content-Length` says so), so a broken or hostile server cannot make memory grow without
+    /// bound. Token and discovery answers are read with the smaller of this limit and
+    /// [`MAX_IDENTITY_PROVIDER_BODY`](crate::auth::MAX_IDENTITY_PROVIDER_BODY) (1 MiB).
+    /// Downloads are streamed and not limited; error bodies keep at most
+    /// [`MAX_ERROR_BODY`](crate::error::MAX_ERROR_BODY) bytes. Must be at least 1.
+    pub fn max_response_body(mut self, bytes: u64) -> Self {
+        self.max_response_body = bytes;
+        self
+    }
+
+    /// Builds the client. Fails with [`Error::Config`] on an unusable base URL, token URL or
+    /// issuer (see [`Credentials`]), a retry policy of zero attempts, a body limit of zero, a
+    /// static token a header cannot carry, or an HTTP client setting `reqwest` refuses. Makes no
+    /// request: tokens are fetched by the first call that needs one.
     pub fn build(self) -> Result<Client, Error> {
         let base_url = self.environment.base_url()?;
         if self.retry.max_attempts == 0 {
@@ -355,20 +456,30 @@ impl ClientBuilder {
                 "retry policy: max_attempts must be at least 1".into(),
             ));
         }
-        let http = match self.http_client {
-            Some(client) => client,
-            // rustls (the only TLS backend compiled in), HTTP/1.1 and HTTP/2 by ALPN.
-            None => reqwest::Client::builder()
-                .user_agent(self.user_agent)
+        if self.max_response_body == 0 {
+            return Err(Error::Config(
+                "max_response_body must be at least 1 byte".into(),
+            ));
+        }
+        let cannot_build = |e: reqwest::Error| {
+            Error::Config(format!(
+                "cannot build the HTTP client: {}",
+                crate::error::error_chain(&e)
+            ))
+        };
+        // rustls (the only TLS backend compiled in), HTTP/1.1 and HTTP/2 by ALPN.
+        let settings = || {
+            reqwest::Client::builder()
+                .user_agent(self.user_agent.clone())
                 .connect_timeout(self.connect_timeout)
                 .read_timeout(self.read_timeout)
+        };
+        let http = match &self.http_client {
+            Some(client) => client.clone(),
+            None => settings()
+                .redirect(crate::runtime::same_origin_redirects())
                 .build()
-                .map_err(|e| {
-                    Error::Config(format!(
-                        "cannot build the HTTP client: {}",
-                        crate::error::error_chain(&e)
-                    ))
-                })?,
+                .map_err(cannot_build)?,
         };
         let mut credentials = self.credentials;
         if let Some(Credentials::ClientCredentials(cc)) = &mut credentials {
@@ -378,13 +489,46 @@ impl ClientBuilder {
             if let Some(scopes) = self.scopes {
                 cc.scopes = scopes;
             }
+            match &cc.endpoint {
+                TokenEndpoint::Url(url) => {
+                    validate_identity_provider_url("the token URL", url)?;
+                }
+                TokenEndpoint::Issuer(issuer) => {
+                    validate_identity_provider_url("the token issuer URL", issuer)?;
+                }
+            }
         }
-        let token_timeout = self.request_timeout.unwrap_or(DEFAULT_TOKEN_TIMEOUT);
-        let auth = credentials
-            .map(|credentials| Authenticator::new(credentials, http.clone(), token_timeout))
-            .transpose()
-            .map_err(Error::Config)?;
-        let state = ClientState::new(auth, self.retry, self.request_timeout);
+        let auth = match credentials {
+            None => None,
+            Some(credentials) => {
+                let identity_http = match &self.identity_provider_http {
+                    Some(configure) => configure(settings()),
+                    None => settings(),
+                }
+                // Last, so no setting can undo it.
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(cannot_build)?;
+                let limits = crate::auth::IdentityProviderLimits {
+                    timeout: self.request_timeout.unwrap_or(DEFAULT_TOKEN_TIMEOUT),
+                    max_body: self
+                        .max_response_body
+                        .min(crate::auth::MAX_IDENTITY_PROVIDER_BODY),
+                };
+                Some(
+                    Authenticator::new(credentials, identity_http, limits)
+                        .map_err(Error::Config)?,
+                )
+            }
+        };
+        let origin = reqwest::Url::parse(&base_url).ok();
+        let state = ClientState::new(
+            auth,
+            self.retry,
+            self.request_timeout,
+            self.max_response_body,
+            origin,
+        );
         Ok(Client::new_with_client(&base_url, http, state))
     }
 }

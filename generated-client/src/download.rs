@@ -298,6 +298,7 @@ impl Stream for BodyStream {
             }
             Some(Err(error)) => {
                 this.finished = true;
+                let error = crate::error::redact_reqwest(error);
                 if error.is_timeout() {
                     return Poll::Ready(Some(Err(Error::from_reqwest(this.operation, 1, error))));
                 }
@@ -545,18 +546,26 @@ pub const MAX_FILE_NAME_BYTES: usize = 200;
 /// Turns a server-suggested file name into one plain, portable path component, or `None` when
 /// nothing usable remains.
 ///
-/// Path separators (`/`, `\`), characters Windows forbids (`: * ? " < > |`) and control
-/// characters become `_`; leading dots and spaces are removed (no `..`, no hidden files) as are
-/// trailing dots and spaces; Windows device names (`CON`, `NUL`, `COM1`, ...) get a `_` prefix;
+/// Path separators (`/`, `\`), characters Windows forbids (`: * ? " < > |`), control
+/// characters and line or paragraph separators become `_`; invisible characters are removed:
+/// format characters (Unicode category Cf: the bidirectional overrides and isolates
+/// U+202A..U+202E and U+2066..U+2069 that make `invoice\u{202E}fdp.exe` display as
+/// `invoiceexe.pdf`, zero-width spaces and joiners, the byte order mark, soft hyphens, tag
+/// characters) and the other default ignorable code points (variation selectors, fillers);
+/// other spaces become plain spaces; leading dots and spaces are removed (no `..`, no hidden
+/// files) as are trailing dots and spaces; Windows device names (`CON`, `NUL`, `COM1`, ...) get a `_` prefix;
 /// names longer than [`MAX_FILE_NAME_BYTES`] are shortened, keeping the extension. The result,
 /// joined to a directory, always names a file directly inside that directory.
 pub fn sanitize_file_name(name: &str) -> Option<String> {
     let replaced: String = name
         .chars()
-        .map(|c| match c {
-            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '_',
-            c if c.is_control() => '_',
-            c => c,
+        .filter_map(|c| match c {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => Some('_'),
+            c if c.is_control() => Some('_'),
+            c if is_invisible(c) => None,
+            '\u{2028}' | '\u{2029}' => Some('_'),
+            c if c.is_whitespace() => Some(' '),
+            c => Some(c),
         })
         .collect();
     let trimmed = replaced
@@ -585,6 +594,29 @@ pub fn sanitize_file_name(name: &str) -> Option<String> {
         (Some(std::path::Component::Normal(_)), None) => Some(result),
         _ => None,
     }
+}
+
+/// Whether `c` is drawn as nothing (or changes how its neighbours are drawn) while being part of
+/// a name: a format character (category Cf) or another default ignorable code point (Unicode
+/// `DerivedCoreProperties.txt`, `Default_Ignorable_Code_Point`).
+fn is_invisible(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    get_general_category(c) == GeneralCategory::Format
+        || matches!(
+            c,
+            '\u{034F}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{2065}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FFA0}'
+                | '\u{FFF0}'..='\u{FFF8}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
 }
 
 /// At most `max` bytes of `name`, cut at a character boundary, keeping a short extension.

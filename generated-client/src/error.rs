@@ -9,6 +9,9 @@
 //! | [`Error::Timeout`] | a connect, request or idle-read timeout passed |
 //! | [`Error::Transport`] | the connection failed or broke |
 //! | [`Error::Decode`] | a success body did not match its type |
+//! | [`Error::ResponseTooLarge`] | a success body was larger than [`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body) |
+//! | [`Error::Redirect`] | the service redirected a call to another origin, which is not followed |
+//! | [`Error::InvalidResponse`] | the service's answers contradict each other (paging that loops or lies, ...) |
 //! | [`Error::InvalidRequest`] | the call was not sent: a required parameter is missing or invalid |
 //! | [`Error::Io`], [`Error::Download`] | a download could not be written or was cut short |
 //! | [`Error::Config`] | the client could not be built from its configuration |
@@ -18,6 +21,16 @@
 //! (`From` impl), and [`OperationExt::call`](crate::operation::OperationExt::call) returns
 //! [`Error`] directly with the operation filled in everywhere. Messages are written for a person
 //! and never contain credentials or tokens.
+//!
+//! # Personal data
+//!
+//! Calls carry personal data in their query (`SubjectEmail`, `SubjectFullName`, ...) and in
+//! their bodies. Neither reaches an error's `Display` or `Debug` output, nor the logs: a URL is
+//! shown with its path and the *names* of its query parameters only (also inside the
+//! `reqwest::Error` a [`Error::Transport`] or [`Error::Timeout`] carries), and a
+//! [`DecodeError`] names the path in the body and the kind of mismatch, never the value found
+//! there. [`DecodeError::body_snippet`] returns the body around the failure for whoever
+//! explicitly asks for it while debugging.
 
 use std::fmt;
 use std::sync::Arc;
@@ -71,6 +84,38 @@ pub enum Error {
     /// A success body did not match the type the API description gives it.
     #[error(transparent)]
     Decode(Box<DecodeError>),
+    /// A success body was larger than the limit
+    /// ([`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body)); it was
+    /// not read further.
+    #[error("{operation}: the service's answer is larger than the limit of {limit} bytes, so it was not read (ClientBuilder::max_response_body sets the limit)", operation = op_name(operation))]
+    ResponseTooLarge {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The service answered with a redirect to another origin (scheme, host or port). It is not
+    /// followed: the access token and the request body stay with the service's origin.
+    #[error("{operation}: the service redirected the call ({status}) to {location}, another origin; not followed, so neither the access token nor the request left the service's origin", operation = op_name(operation))]
+    Redirect {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// The redirect status (301, 302, 303, 307, 308).
+        status: StatusCode,
+        /// Where the redirect pointed: scheme, host, port and path (never the query, which may
+        /// carry personal data).
+        location: String,
+    },
+    /// The service's answer contradicts the request or an earlier answer (a page for another
+    /// offset, a repeated page, a total the pages never reach, ...): the client stopped rather
+    /// than loop, repeat or silently drop data.
+    #[error("{operation}: the service's answer cannot be trusted: {message}", operation = op_name(operation))]
+    InvalidResponse {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// What is inconsistent.
+        message: String,
+    },
     /// The call was not sent: a parameter is missing or cannot be converted.
     #[error("{operation}: invalid request: {message}", operation = op_name(operation))]
     InvalidRequest {
@@ -181,7 +226,10 @@ impl Error {
             | Error::Timeout { operation, .. }
             | Error::Transport { operation, .. }
             | Error::InvalidRequest { operation, .. }
-            | Error::Download { operation, .. } => *operation,
+            | Error::Download { operation, .. }
+            | Error::ResponseTooLarge { operation, .. }
+            | Error::Redirect { operation, .. }
+            | Error::InvalidResponse { operation, .. } => *operation,
             Error::Io { .. } | Error::Config(_) | Error::WaitTimedOut { .. } => None,
         }
     }
@@ -210,7 +258,10 @@ impl Error {
             | Error::Timeout { operation, .. }
             | Error::Transport { operation, .. }
             | Error::InvalidRequest { operation, .. }
-            | Error::Download { operation, .. } => {
+            | Error::Download { operation, .. }
+            | Error::ResponseTooLarge { operation, .. }
+            | Error::Redirect { operation, .. }
+            | Error::InvalidResponse { operation, .. } => {
                 operation.get_or_insert(id);
             }
             Error::Io { .. } | Error::Config(_) | Error::WaitTimedOut { .. } => {}
@@ -218,13 +269,17 @@ impl Error {
         self
     }
 
-    /// A transport-level failure, classified as timeout or transport.
+    /// A transport-level failure, classified as timeout or transport (or as a body over its
+    /// limit), with the URL's query values removed.
     pub(crate) fn from_reqwest(
         operation: Option<&'static str>,
         attempts: u32,
         error: reqwest::Error,
     ) -> Self {
-        let source = Arc::new(error);
+        if let Some(limit) = body_limit_exceeded(&error) {
+            return Error::ResponseTooLarge { operation, limit };
+        }
+        let source = Arc::new(redact_reqwest(error));
         if source.is_timeout() {
             Error::Timeout {
                 operation,
@@ -385,16 +440,32 @@ impl fmt::Debug for ApiError {
 impl std::error::Error for ApiError {}
 
 /// A success body that did not match its type.
-#[derive(Debug, Clone)]
+///
+/// Its `Display` and `Debug` name the operation, the path in the body and the kind of mismatch
+/// (`invalid type: integer, expected a string`), never a value of the body: bodies carry
+/// personal data. [`body_snippet`](Self::body_snippet) gives the body around the failure to
+/// whoever asks for it explicitly.
+#[derive(Clone)]
 pub struct DecodeError {
     /// The operation, when known.
     pub operation: Option<&'static str>,
     /// Where in the body decoding failed, as a path (`sessions[3].createdAtUtc`), when known.
     pub path: Option<String>,
-    /// What the decoder said.
+    /// What the decoder said, with the values it quoted from the body removed.
     pub message: String,
-    /// A bounded excerpt of the body around the failure.
-    pub snippet: String,
+    /// A bounded excerpt of the body around the failure (see `body_snippet`).
+    pub(crate) snippet: String,
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("operation", &self.operation)
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .field("snippet_len", &self.snippet.chars().count())
+            .finish()
+    }
 }
 
 impl fmt::Display for DecodeError {
@@ -407,17 +478,35 @@ impl fmt::Display for DecodeError {
         if let Some(path) = &self.path {
             write!(f, " at `{path}`")?;
         }
-        write!(f, ": {}", self.message)?;
-        if !self.snippet.is_empty() {
-            write!(f, " (near: {})", self.snippet)?;
-        }
-        Ok(())
+        write!(f, ": {}", self.message)
     }
 }
 
 impl std::error::Error for DecodeError {}
 
 impl DecodeError {
+    /// A decode error that quotes nothing of the body.
+    pub(crate) fn new(
+        operation: Option<&'static str>,
+        path: Option<String>,
+        message: String,
+    ) -> Self {
+        DecodeError {
+            operation,
+            path,
+            message,
+            snippet: String::new(),
+        }
+    }
+
+    /// At most about 120 characters of the body around the failure, for debugging. This is
+    /// the service's data as received, personal data included: it is never part of the
+    /// error's `Display` or `Debug` output, and should not be logged where personal data may
+    /// not go. Empty when the failure has no position in a body.
+    pub fn body_snippet(&self) -> &str {
+        &self.snippet
+    }
+
     /// Describes why `body` failed to decode, with an excerpt around the failure.
     pub(crate) fn from_serde(
         operation: Option<&'static str>,
@@ -428,9 +517,55 @@ impl DecodeError {
         DecodeError {
             operation,
             path,
-            message: error.to_string(),
+            message: without_quoted_values(&error.to_string()),
             snippet: snippet_around(body, error.line(), error.column()),
         }
+    }
+}
+
+/// serde's message without the values it quotes from the input: `invalid type: integer
+/// `38001085718`, expected a string` becomes `invalid type: integer, expected a string`. serde
+/// puts what it found in backticks (numbers, characters, variant and field names) or in double
+/// quotes (strings, escaped), before `, expected ...`, which describes the type and is kept.
+fn without_quoted_values(message: &str) -> String {
+    let (found, expected) = match message.find(", expected") {
+        Some(at) => message.split_at(at),
+        None => (message, ""),
+    };
+    let mut out = String::with_capacity(message.len());
+    let mut chars = found.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => {
+                for c in chars.by_ref() {
+                    if c == '`' {
+                        break;
+                    }
+                }
+                trim_trailing_space(&mut out);
+            }
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+                trim_trailing_space(&mut out);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push_str(expected);
+    out
+}
+
+fn trim_trailing_space(text: &mut String) {
+    while text.ends_with(' ') {
+        text.pop();
     }
 }
 
@@ -488,7 +623,7 @@ where
             }
             P::CommunicationError(e) if e.is_builder() => Error::InvalidRequest {
                 operation: None,
-                message: error_chain(&e),
+                message: error_chain(&redact_reqwest(e)),
             },
             P::CommunicationError(e) | P::ResponseBodyError(e) | P::InvalidUpgrade(e) => {
                 Error::from_reqwest(None, 1, e)
@@ -507,5 +642,97 @@ where
 impl From<Box<ApiError>> for Error {
     fn from(e: Box<ApiError>) -> Self {
         Error::Api(e)
+    }
+}
+
+/// Whether `error` (a body read) stopped at a body-size limit, and which.
+pub(crate) fn body_limit_exceeded(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(exceeded) = cause.downcast_ref::<BodyLimitExceeded>() {
+            return Some(exceeded.limit);
+        }
+        source = cause.source();
+    }
+    None
+}
+
+/// A body was longer than the limit it was read with.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the body is larger than the limit of {limit} bytes")]
+pub(crate) struct BodyLimitExceeded {
+    pub(crate) limit: u64,
+}
+
+/// `error` with the query values of its URL removed (see [`redact_url`]).
+pub(crate) fn redact_reqwest(mut error: reqwest::Error) -> reqwest::Error {
+    if let Some(url) = error.url_mut() {
+        *url = redact_url(url);
+    }
+    error
+}
+
+/// `url` as errors and logs may show it: scheme, host, port, path and the names of the query
+/// parameters (`/v1/sessions?SubjectEmail&Take`), never their values, no user-info, no
+/// fragment.
+pub(crate) fn redact_url(url: &reqwest::Url) -> reqwest::Url {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.set_fragment(None);
+    if url.query().is_some() {
+        let names: Vec<String> = url
+            .query_pairs()
+            .map(|(name, _)| {
+                percent_encoding::utf8_percent_encode(&name, percent_encoding::NON_ALPHANUMERIC)
+                    .to_string()
+            })
+            .collect();
+        shown.set_query((!names.is_empty()).then(|| names.join("&")).as_deref());
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_lose_the_values_they_quote() {
+        for (message, expected) in [
+            (
+                "invalid type: integer `38001085718`, expected a string at line 1 column 9",
+                "invalid type: integer, expected a string at line 1 column 9",
+            ),
+            (
+                r#"invalid type: string "jane \"j\" doe", expected u32"#,
+                "invalid type: string, expected u32",
+            ),
+            (
+                "unknown variant `PAUSED`, expected one of `A`, `B`",
+                "unknown variant, expected one of `A`, `B`",
+            ),
+            ("missing field `id`", "missing field"),
+            (
+                "trailing characters at line 1 column 3",
+                "trailing characters at line 1 column 3",
+            ),
+        ] {
+            assert_eq!(without_quoted_values(message), expected, "{message}");
+        }
+    }
+
+    #[test]
+    fn urls_keep_path_and_parameter_names_only() {
+        let url = reqwest::Url::parse(
+            "http://u:p@127.0.0.1:8/v1/sessions?SubjectEmail=jane%40example.com&Take=10#f",
+        )
+        .unwrap();
+        assert_eq!(
+            redact_url(&url).as_str(),
+            "http://127.0.0.1:8/v1/sessions?SubjectEmail&Take"
+        );
+        let plain = reqwest::Url::parse("https://h/v1/sessions/1").unwrap();
+        assert_eq!(redact_url(&plain), plain);
     }
 }

@@ -8642,8 +8642,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8777,8 +8777,8 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8881,7 +8881,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/actions/extend-customer-input-deadline", client
-                .baseurl, encode_path(& session_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -8983,7 +8984,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/actions/resend-customer-notification", client.baseurl,
-                encode_path(& session_id.to_string()),
+                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
+                []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9087,8 +9089,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/input-requirements", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/input-requirements", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9189,8 +9191,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/pdf-report", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/pdf-report", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9286,8 +9288,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/source-files", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9403,8 +9405,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files/{}", client.baseurl, encode_path(&
-                session_id.to_string()), encode_path(& source_file_id.to_string()),
+                "{}/v1/sessions/{}/source-files/{}", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("source_file_id", & source_file_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9523,9 +9527,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/source-files/{}/content", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& source_file_id
-                .to_string()),
+                "{}/v1/sessions/{}/source-files/{}/content", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("source_file_id", & source_file_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9715,8 +9720,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/account-statements", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9818,7 +9823,8 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/account-statements/transactions/excel", client
-                .baseurl, encode_path(& session_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -9929,9 +9935,10 @@ pub mod builder {
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/excel", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& account_statement_id
-                .to_string()),
+                "{}/v1/sessions/{}/account-statements/{}/excel", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("account_statement_id", &
+                account_statement_id.to_string(), & ["transactions"]) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10027,8 +10034,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/attachments", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/attachments", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10144,8 +10151,10 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let attachment_id = attachment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/attachments/{}/content", client.baseurl, encode_path(&
-                session_id.to_string()), encode_path(& attachment_id.to_string()),
+                "{}/v1/sessions/{}/attachments/{}/content", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("attachment_id", & attachment_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10241,8 +10250,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/categorizations-summary", client.baseurl,
-                encode_path(& session_id.to_string()),
+                "{}/v1/sessions/{}/categorizations-summary", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10346,8 +10355,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/categorizations", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/categorizations", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10451,8 +10460,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/court-and-insolvencies", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/court-and-insolvencies", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10556,8 +10565,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/identity-verifications", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/identity-verifications", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10677,8 +10686,9 @@ pub mod builder {
             let verification_id = verification_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/identity-verifications/{}/images", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& verification_id
-                .to_string()),
+                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
+                []) ?, crate ::runtime::path_segment("verification_id", & verification_id
+                .to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10810,8 +10820,10 @@ pub mod builder {
             let image_id = image_id.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/sessions/{}/identity-verifications/{}/images/{}/content", client
-                .baseurl, encode_path(& session_id.to_string()), encode_path(&
-                verification_id.to_string()), encode_path(& image_id.to_string()),
+                .baseurl, crate ::runtime::path_segment("session_id", & session_id
+                .to_string(), & []) ?, crate ::runtime::path_segment("verification_id", &
+                verification_id.to_string(), & []) ?, crate
+                ::runtime::path_segment("image_id", & image_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -10907,8 +10919,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/immovables", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/immovables", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11012,8 +11024,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/legal-entities", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/legal-entities", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11117,8 +11129,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/metrics", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/metrics", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11222,8 +11234,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/negative-tradelines", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/negative-tradelines", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11327,8 +11339,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/person-details", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/person-details", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11432,8 +11444,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/positive-tradelines", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/positive-tradelines", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11537,8 +11549,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/registry-incomes", client.baseurl, encode_path(&
-                session_id.to_string()),
+                "{}/v1/sessions/{}/registry-incomes", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11639,8 +11651,8 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/scores", client.baseurl, encode_path(& session_id
-                .to_string()),
+                "{}/v1/sessions/{}/scores", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -11759,9 +11771,10 @@ pub mod builder {
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/tsv", client.baseurl,
-                encode_path(& session_id.to_string()), encode_path(& account_statement_id
-                .to_string()),
+                "{}/v1/sessions/{}/account-statements/{}/tsv", client.baseurl, crate
+                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
+                crate ::runtime::path_segment("account_statement_id", &
+                account_statement_id.to_string(), & []) ?,
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map

@@ -48,6 +48,64 @@
 //! # let _ = scores;
 //! # Ok(()) }
 //! ```
+//!
+//! # Security
+//!
+//! The client carries an OAuth2 client secret and people's credit data. What it guarantees
+//! against a hostile or broken service, identity provider or network (each point has a test in
+//! `tests/hostile_server.rs`):
+//!
+//! **Never shown.** The client secret, a static token and access tokens never appear in
+//! `Debug` or `Display` output, errors or `tracing` events (they print as `[redacted]`; the
+//! `Authorization` header is marked sensitive). Personal data stays out of errors and logs: a
+//! URL is shown with its path and the *names* of its query parameters only (`/v1/sessions?
+//! SubjectEmail&Take`), also inside the `reqwest::Error` of [`Error::Transport`] and
+//! [`Error::Timeout`]; a decode error names the path in the body and the kind of mismatch,
+//! never the value, and keeps the body excerpt behind [`error::DecodeError::body_snippet`] for
+//! whoever asks for it; TSV and Base64 decoding errors never quote the content; an
+//! [`error::ApiError`]'s `Debug` lists header names, not values. (The service's own problem
+//! `title`/`detail` are shown as sent: they are the service's message to the caller.)
+//!
+//! **Never followed.** Token and discovery requests never follow a redirect (it would re-send
+//! the client secret): a `3xx` is an [`auth::AuthErrorKind::Redirect`] error naming the
+//! `Location`. API calls follow redirects within the service's origin only (scheme, host and
+//! port: [`runtime::same_origin_redirects`]); one to another origin ends the call with
+//! [`Error::Redirect`], so neither the token nor a request body leaves the origin. (An HTTP
+//! client given with [`ClientBuilder::http_client`] keeps its own redirect policy: give it
+//! [`runtime::same_origin_redirects`]; an answer from another origin is refused either way.)
+//!
+//! **Refused.**
+//! - A discovery document whose `issuer` is not the configured issuer, and a token endpoint
+//!   (configured or discovered) that is plain `http` to a host that is not loopback.
+//! - A base URL, token URL or issuer with a user name, password, query or fragment.
+//! - A path parameter that would leave its path segment: empty, `.`, `..`, containing `/`,
+//!   `\`, `%` or a control character, or equal to the literal segment of another operation at
+//!   the same place (`account_statement_id("transactions")`), with [`Error::InvalidRequest`]
+//!   naming the parameter, before anything is sent.
+//! - Paging that loops or lies (a page without `paging`, for another `Skip`, of sessions
+//!   already seen, empty before `totalCount`, or past [`paging::SessionFilter::max_pages`]):
+//!   [`Error::InvalidResponse`], never an endless stream, a duplicate or a silent truncation.
+//! - Server-suggested file names are reduced to one plain path component without path
+//!   separators, control characters, bidirectional overrides or other invisible characters
+//!   ([`download::sanitize_file_name`]).
+//!
+//! **Bounded.**
+//!
+//! | what | limit | default |
+//! |---|---|---|
+//! | a JSON success body | [`ClientBuilder::max_response_body`] ([`Error::ResponseTooLarge`]; refused unread when `Content-Length` is larger) | [`config::DEFAULT_MAX_RESPONSE_BODY`] = 128 MiB |
+//! | a token or discovery answer | the smaller of the above and [`auth::MAX_IDENTITY_PROVIDER_BODY`] | 1 MiB |
+//! | an error body kept | [`error::MAX_ERROR_BODY`] | 64 KiB |
+//! | a TSV statement row | [`statement::MAX_ROW_BYTES`], [`statement::MAX_FIELDS`] | 1 MiB, 16384 fields |
+//! | a download | streamed in constant memory, length checked against `Content-Length` | no size limit |
+//! | a token's lifetime | [`auth::MAX_TOKEN_LIFETIME`] (`expires_in` of 0 or none: used once) | 24 h |
+//! | waiting for the customer | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
+//!
+//! Nothing a server sends can make the client panic: lifetimes, `Retry-After` values and
+//! timeouts are added to clocks with checked or saturating arithmetic. A transient failure of
+//! the identity provider (`408`, `429`, `5xx`, whatever the body) is retried like any other
+//! within the [`retry::RetryPolicy`]. Saved files are written atomically with owner-only
+//! permissions (0600 on Unix).
 
 #![warn(missing_docs)]
 

@@ -27,16 +27,34 @@
 //! maximum of `Take`; if it returns fewer sessions than asked (a server-side cap), the next
 //! `Skip` still follows what actually arrived, so nothing is skipped.
 //!
-//! The stream ends when `Skip` reaches `paging.totalCount`, or when a page comes back empty
-//! (so a server that misreports `totalCount`, or omits `paging`, cannot make it loop forever).
-//! Offset paging is not a snapshot: sessions created or removed while paging can shift the
-//! pages, so a session may be seen twice or not at all.
+//! The stream ends when `Skip` reaches the page's `paging.totalCount`. Offset paging is not a
+//! snapshot: sessions created or removed while paging can shift the pages. A session that
+//! arrives a second time (the pages shifted forward) is not yielded again; one that moved to
+//! an earlier page while paging is not seen.
+//!
+//! # A server cannot make it loop or lie
+//!
+//! The stream ends with [`Error::InvalidResponse`] instead of looping, repeating sessions or
+//! silently stopping short, when a page:
+//!
+//! - has no `paging` (nothing would tell whether sessions are missing);
+//! - says it starts at another `paging.skip` than the `Skip` it was requested with;
+//! - holds only sessions already yielded (the server ignores `Skip`);
+//! - is empty while `totalCount` says more sessions follow, or holds more than `totalCount`
+//!   leaves room for;
+//! - would be page number [`SessionFilter::max_pages`] + 1 (default [`DEFAULT_MAX_PAGES`]).
+//!
+//! The ids already yielded are remembered for the duplicate check (16 bytes each, bounded by
+//! the page cap).
 //!
 //! Errors come out of the stream as [`Error`] (the client has already retried what its retry
 //! policy allows); the stream ends after the first one.
 
+use std::collections::HashSet;
+
 use chrono::NaiveDate;
 use futures::{Stream, TryStreamExt, stream};
+use uuid::Uuid;
 
 use crate::operation::OperationExt;
 use crate::types::{CustomerProgressStatusInput, Session};
@@ -44,6 +62,10 @@ use crate::{Client, Error, Result};
 
 /// The page size (`Take`) used unless [`SessionFilter::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
+
+/// The most pages one search requests unless [`SessionFilter::max_pages`] says otherwise: a
+/// million sessions at the default page size.
+pub const DEFAULT_MAX_PAGES: u32 = 10_000;
 
 /// Filters of the session search, plus the page size. All filters are optional and combine
 /// (the service applies them together); an empty filter lists every session the caller may see.
@@ -61,6 +83,7 @@ pub struct SessionFilter {
     organizational_unit_name: Option<String>,
     page_size: u32,
     start: u32,
+    max_pages: u32,
 }
 
 impl Default for SessionFilter {
@@ -76,6 +99,7 @@ impl Default for SessionFilter {
             organizational_unit_name: None,
             page_size: DEFAULT_PAGE_SIZE,
             start: 0,
+            max_pages: DEFAULT_MAX_PAGES,
         }
     }
 }
@@ -150,6 +174,14 @@ impl SessionFilter {
         self
     }
 
+    /// The most pages to request (default [`DEFAULT_MAX_PAGES`]): a listing that would need
+    /// more ends the stream with [`Error::InvalidResponse`] after this many, so no server can
+    /// keep it going forever. Narrow the filter, or raise the cap, to list more.
+    pub fn max_pages(mut self, pages: u32) -> Self {
+        self.max_pages = pages;
+        self
+    }
+
     /// The page size in effect.
     pub fn get_page_size(&self) -> u32 {
         self.page_size
@@ -163,22 +195,36 @@ pub struct SessionPage {
     pub sessions: Vec<Session>,
     /// The `Skip` this page was requested with.
     pub skip: u32,
-    /// `paging.totalCount` as the service reported it with this page, if it did.
+    /// `paging.totalCount` as the service reported it with this page (always present: a page
+    /// without one ends the stream with an error).
     pub total_count: Option<u32>,
 }
 
-/// Where the next request starts, or that there is none.
+/// Where the next request starts, or that there is none; what has been seen so far.
 struct Cursor {
     client: Client,
     filter: SessionFilter,
     next_skip: Option<u32>,
+    /// Pages requested so far.
+    pages: u32,
+    /// The ids of the sessions yielded so far.
+    seen: HashSet<Uuid>,
+}
+
+fn operation_id() -> &'static str {
+    <crate::builder::GetSessions<'static> as crate::operation::Operation>::META.id
 }
 
 fn invalid(message: String) -> Error {
     Error::InvalidRequest {
-        operation: Some(
-            <crate::builder::GetSessions<'static> as crate::operation::Operation>::META.id,
-        ),
+        operation: Some(operation_id()),
+        message,
+    }
+}
+
+fn untrustworthy(message: String) -> Error {
+    Error::InvalidResponse {
+        operation: Some(operation_id()),
         message,
     }
 }
@@ -200,6 +246,13 @@ async fn next_page(mut cursor: Cursor) -> Result<Option<(SessionPage, Cursor)>> 
         })?;
     let skip_param = i32::try_from(skip)
         .map_err(|_| invalid(format!("Skip {skip} is larger than {}", i32::MAX)))?;
+    if cursor.pages >= filter.max_pages {
+        return Err(untrustworthy(format!(
+            "the listing did not end after {} pages (SessionFilter::max_pages); narrow the \
+             filter or raise the cap",
+            filter.max_pages
+        )));
+    }
 
     let mut request = cursor.client.get_sessions().skip(skip_param).take(take);
     if let Some(v) = &filter.subject_email {
@@ -227,26 +280,83 @@ async fn next_page(mut cursor: Cursor) -> Result<Option<(SessionPage, Cursor)>> 
         request = request.organizational_unit_name(v.clone());
     }
     let response = request.call().await?;
+    cursor.pages += 1;
 
-    let sessions = response.sessions.unwrap_or_default();
-    // A negative count is treated as "nothing more".
-    let total_count = response
-        .paging
-        .map(|p| u32::try_from(p.total_count).unwrap_or(0));
-    let after = u32::try_from(sessions.len())
-        .ok()
-        .and_then(|n| skip.checked_add(n));
-    cursor.next_skip = match (after, total_count) {
-        _ if sessions.is_empty() => None,
-        (None, _) => None,
-        (Some(after), Some(total)) if after >= total => None,
-        (Some(after), _) => Some(after),
+    let Some(paging) = response.paging else {
+        return Err(untrustworthy(format!(
+            "the page requested with Skip={skip} has no `paging`, so nothing tells whether \
+             sessions are missing"
+        )));
     };
+    if let Some(page_skip) = paging.skip
+        && i64::from(page_skip) != i64::from(skip)
+    {
+        return Err(untrustworthy(format!(
+            "the page requested with Skip={skip} says it starts at {page_skip}: the service \
+             does not honour Skip"
+        )));
+    }
+    let total = u32::try_from(paging.total_count).map_err(|_| {
+        untrustworthy(format!(
+            "the page requested with Skip={skip} reports a negative totalCount ({})",
+            paging.total_count
+        ))
+    })?;
+    let sessions = response.sessions.unwrap_or_default();
+    let received = sessions.len();
+    if sessions.is_empty() {
+        if skip < total {
+            return Err(untrustworthy(format!(
+                "totalCount is {total}, but the page requested with Skip={skip} is empty: {} \
+                 sessions would be missing",
+                total - skip
+            )));
+        }
+        cursor.next_skip = None;
+        return Ok(Some((
+            SessionPage {
+                sessions,
+                skip,
+                total_count: Some(total),
+            },
+            cursor,
+        )));
+    }
+    let after = u32::try_from(received)
+        .ok()
+        .and_then(|n| skip.checked_add(n))
+        .filter(|after| *after <= total)
+        .ok_or_else(|| {
+            untrustworthy(format!(
+                "the page requested with Skip={skip} holds {received} sessions, more than \
+                 totalCount {total} leaves room for"
+            ))
+        })?;
+    let mut fresh = Vec::with_capacity(received);
+    for session in sessions {
+        if cursor.seen.insert(session.id) {
+            fresh.push(session);
+        }
+    }
+    if fresh.is_empty() {
+        return Err(untrustworthy(format!(
+            "the page requested with Skip={skip} repeats only sessions already received: the \
+             service does not honour Skip"
+        )));
+    }
+    if fresh.len() < received {
+        tracing::debug!(
+            skip,
+            repeated = received - fresh.len(),
+            "sessions seen on an earlier page were skipped (the listing shifted)"
+        );
+    }
+    cursor.next_skip = (after < total).then_some(after);
     Ok(Some((
         SessionPage {
-            sessions,
+            sessions: fresh,
             skip,
-            total_count,
+            total_count: Some(total),
         },
         cursor,
     )))
@@ -266,7 +376,8 @@ impl Client {
     }
 
     /// The same search page by page, with the `Skip` and `totalCount` of each page (e.g. for a
-    /// progress display). Never yields an empty page.
+    /// progress display). Never yields an empty page, nor a session already yielded (a page's
+    /// `sessions` may then be fewer than it held).
     pub fn session_pages(
         &self,
         filter: SessionFilter,
@@ -275,6 +386,8 @@ impl Client {
             client: self.clone(),
             next_skip: Some(filter.start),
             filter,
+            pages: 0,
+            seen: HashSet::new(),
         };
         stream::try_unfold(cursor, next_page)
             .try_filter(|page| futures::future::ready(!page.sessions.is_empty()))

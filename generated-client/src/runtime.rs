@@ -20,27 +20,61 @@
 //! response, was measured to cost 4–5 % per call against a hand-written `reqwest` call
 //! (`benches/client_overhead.rs`), more than this rare case is worth.
 //!
+//! # Limits and redirects
+//!
+//! JSON success bodies are read with a size limit
+//! ([`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body), default
+//! [`DEFAULT_MAX_RESPONSE_BODY`](crate::config::DEFAULT_MAX_RESPONSE_BODY)): a body that declares
+//! a larger `Content-Length` is refused unread, one without a length is cut off at the limit,
+//! both with [`Error::ResponseTooLarge`]. Error bodies keep at most
+//! [`MAX_ERROR_BODY`] bytes.
+//!
+//! The HTTP client the builder makes follows a redirect only within the service's origin
+//! ([`same_origin_redirects`]); a redirect elsewhere ends the call with [`Error::Redirect`], so
+//! the access token and a request body (a consumer's e-mail) never leave that origin. An answer
+//! that nevertheless comes from another origin (an HTTP client given with
+//! [`ClientBuilder::http_client`](crate::ClientBuilder::http_client) that follows redirects
+//! freely) is refused with [`Error::InvalidResponse`].
+//!
+//! # Path parameters
+//!
+//! The generated code turns every path parameter into one path segment with `path_segment`
+//! (the generator puts it where progenitor wrote `encode_path`): a value that is empty, `.` or
+//! `..`, contains `/`, `\`, `%` or a control character, or equals a literal segment another
+//! operation has at the same place (`account_statement_id("transactions")`), is refused with
+//! [`Error::InvalidRequest`] naming the parameter, before anything is sent.
+//!
 //! # Tracing
 //!
 //! Each call runs in an `INFO` span named `creditdata.call` with the fields `operation` (the
 //! operationId) and `method`, and, recorded when the call ends, `attempt` (attempts made, the
 //! retry after a 401 included), `status` (the last HTTP status, absent when none arrived) and
 //! `duration_ms` (until the response headers arrive). Retries, token refreshes and token failures are `DEBUG` events inside it. No field or
-//! event carries a token, a secret or a body.
+//! event carries a token, a secret, a body or a query value (errors show URLs with the names of
+//! their query parameters only).
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
 use bytes::{Bytes, BytesMut};
+use futures::Stream;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
-use reqwest::header::AUTHORIZATION;
+use reqwest::ResponseBuilderExt;
+use reqwest::header::{AUTHORIZATION, LOCATION};
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
-use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
+use crate::error::{
+    ApiError, BodyLimitExceeded, CarriedError, Error, MAX_ERROR_BODY, body_limit_exceeded,
+    redact_url,
+};
 use crate::operation::{OperationMeta, ResponseKind};
 use crate::retry::{self, RetryPolicy, Retryable};
 
@@ -58,6 +92,10 @@ pub(crate) struct StateInner {
     /// Total time allowed for one attempt of a JSON call, body included (downloads are bounded
     /// by the idle-read timeout of the HTTP client instead, so large files are never cut off).
     pub(crate) request_timeout: Option<Duration>,
+    /// The most bytes of a JSON success body read.
+    pub(crate) max_response_body: u64,
+    /// The service's base URL, whose origin every answer must come from (`None`: not checked).
+    pub(crate) origin: Option<reqwest::Url>,
 }
 
 impl fmt::Debug for ClientState {
@@ -66,6 +104,7 @@ impl fmt::Debug for ClientState {
             .field("auth", &self.inner.auth)
             .field("retry", &self.inner.retry)
             .field("request_timeout", &self.inner.request_timeout)
+            .field("max_response_body", &self.inner.max_response_body)
             .finish()
     }
 }
@@ -75,12 +114,16 @@ impl ClientState {
         auth: Option<Authenticator>,
         retry: RetryPolicy,
         request_timeout: Option<Duration>,
+        max_response_body: u64,
+        origin: Option<reqwest::Url>,
     ) -> Self {
         ClientState {
             inner: Arc::new(StateInner {
                 auth,
                 retry,
                 request_timeout,
+                max_response_body,
+                origin,
             }),
         }
     }
@@ -94,12 +137,24 @@ impl ClientState {
     pub fn request_timeout(&self) -> Option<Duration> {
         self.inner.request_timeout
     }
+
+    /// The most bytes of a JSON success body the client reads.
+    pub fn max_response_body(&self) -> u64 {
+        self.inner.max_response_body
+    }
 }
 
 impl Default for ClientState {
-    /// No credentials, default retries, no request timeout.
+    /// No credentials, default retries, no request timeout, the default body limit, answers
+    /// accepted from any origin (nothing is known of the service's).
     fn default() -> Self {
-        ClientState::new(None, RetryPolicy::default(), None)
+        ClientState::new(
+            None,
+            RetryPolicy::default(),
+            None,
+            crate::config::DEFAULT_MAX_RESPONSE_BODY,
+            None,
+        )
     }
 }
 
@@ -374,6 +429,30 @@ impl Client {
         };
         let status = response.status();
         record.status = Some(status.as_u16());
+        if status.is_redirection() {
+            // Only a redirect to another origin gets here: the builder's HTTP client follows
+            // the others.
+            let error = Error::Redirect {
+                operation: Some(operation),
+                status,
+                location: shown_location(&response),
+            };
+            return Attempt::Failed(error, Retryable::No);
+        }
+        if let Some(origin) = &state.origin
+            && !same_origin(origin, response.url())
+        {
+            let error = Error::InvalidResponse {
+                operation: Some(operation),
+                message: format!(
+                    "the answer came from {}, not from the service's origin: the HTTP client given \
+                     to ClientBuilder::http_client followed a redirect elsewhere (give it \
+                     runtime::same_origin_redirects() as its redirect policy)",
+                    redact_url(response.url())
+                ),
+            };
+            return Attempt::Failed(error, Retryable::No);
+        }
         if status.is_client_error() || status.is_server_error() {
             let verdict = retry::status_retryable(meta.idempotent, status, response.headers());
             // Boxed, like the other rare paths (token refresh, backoff): the common path's
@@ -392,7 +471,222 @@ impl Client {
         if meta.response == ResponseKind::AnyJson && is_empty_answer(&response) {
             return Attempt::Done(null_body(response));
         }
-        Attempt::Done(response)
+        if meta.response == ResponseKind::Stream {
+            return Attempt::Done(response);
+        }
+        match limit_body(response, state.max_response_body) {
+            Ok(response) => Attempt::Done(response),
+            Err(exceeded) => Attempt::Failed(
+                Error::ResponseTooLarge {
+                    operation: Some(operation),
+                    limit: exceeded.limit,
+                },
+                Retryable::No,
+            ),
+        }
+    }
+}
+
+/// A redirect policy that follows redirects (at most ten) only within the origin (scheme, host
+/// and port) of the request, and stops at any other: the response of the redirect is then
+/// returned as it is. What the client builder gives its own HTTP client; give it to an HTTP
+/// client of your own ([`ClientBuilder::http_client`](crate::ClientBuilder::http_client)) to
+/// keep the same guarantee. (`reqwest`'s default follows redirects anywhere, removing only the
+/// `Authorization` header across hosts, and re-sends a request body on 307 and 308.)
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let stays = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| same_origin(first, attempt.url()));
+        if !stays {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Same scheme, host and port (explicit or the scheme's default).
+pub(crate) fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// Where a redirect response points, as errors may show it: resolved against the response's
+/// URL, without user-info, query or fragment (see [`redact_url`]).
+pub(crate) fn shown_location(response: &reqwest::Response) -> String {
+    let Some(location) = response.headers().get(LOCATION) else {
+        return "(no Location header)".to_string();
+    };
+    let text = String::from_utf8_lossy(location.as_bytes());
+    match response.url().join(&text) {
+        Ok(mut url) => {
+            url.set_query(None);
+            redact_url(&url).to_string()
+        }
+        Err(_) => "(an unreadable Location header)".to_string(),
+    }
+}
+
+/// `response` with its body limited to `limit` bytes: refused at once when it declares a longer
+/// `Content-Length`; read through [`CappedBody`] when it declares none (a declared length is
+/// enforced by the HTTP stack: no more than that is ever read as this body).
+pub(crate) fn limit_body(
+    response: reqwest::Response,
+    limit: u64,
+) -> Result<reqwest::Response, BodyLimitExceeded> {
+    match response.content_length() {
+        Some(length) if length > limit => Err(BodyLimitExceeded { limit }),
+        Some(_) => Ok(response),
+        None => Ok(capped(response, limit)),
+    }
+}
+
+fn capped(response: reqwest::Response, limit: u64) -> reqwest::Response {
+    let url = response.url().clone();
+    let status = response.status();
+    let version = response.version();
+    let headers = response.headers().clone();
+    let body = CappedBody {
+        inner: Box::pin(response.bytes_stream()),
+        remaining: limit,
+        limit,
+        done: false,
+    };
+    let mut rebuilt = http::Response::builder()
+        .status(status)
+        .version(version)
+        .url(url)
+        .body(reqwest::Body::wrap_stream(body))
+        .unwrap_or_else(|error| {
+            // Every part came from a valid response, so the builder has nothing to refuse; if
+            // it ever did, the body stays capped and only the URL is lost.
+            tracing::debug!(%error, "rebuilding a capped response");
+            http::Response::new(reqwest::Body::from(Bytes::new()))
+        });
+    *rebuilt.headers_mut() = headers;
+    reqwest::Response::from(rebuilt)
+}
+
+/// A body stream that fails with [`BodyLimitExceeded`] instead of yielding more than `limit`
+/// bytes, and ends there.
+struct CappedBody {
+    inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    remaining: u64,
+    limit: u64,
+    done: bool,
+}
+
+impl Stream for CappedBody {
+    type Item = Result<Bytes, Box<dyn std::error::Error + Send + Sync>>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        match ready!(this.inner.as_mut().poll_next(cx)) {
+            Some(Ok(chunk)) => match this.remaining.checked_sub(chunk.len() as u64) {
+                Some(remaining) => {
+                    this.remaining = remaining;
+                    Poll::Ready(Some(Ok(chunk)))
+                }
+                None => {
+                    this.done = true;
+                    let limit = this.limit;
+                    Poll::Ready(Some(Err(Box::new(BodyLimitExceeded { limit }))))
+                }
+            },
+            Some(Err(error)) => {
+                this.done = true;
+                Poll::Ready(Some(Err(Box::new(error))))
+            }
+            None => {
+                this.done = true;
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+/// Why a body could not be read whole.
+#[derive(Debug)]
+pub(crate) enum LimitedReadError {
+    /// It is longer than the limit (in bytes).
+    TooLarge(u64),
+    /// The connection failed or timed out.
+    Transport(reqwest::Error),
+}
+
+/// Reads the whole body of `response`, at most `limit` bytes of it.
+pub(crate) async fn read_limited(
+    response: reqwest::Response,
+    limit: u64,
+) -> Result<Bytes, LimitedReadError> {
+    let response = limit_body(response, limit)
+        .map_err(|exceeded| LimitedReadError::TooLarge(exceeded.limit))?;
+    response
+        .bytes()
+        .await
+        .map_err(|error| match body_limit_exceeded(&error) {
+            Some(limit) => LimitedReadError::TooLarge(limit),
+            None => LimitedReadError::Transport(error),
+        })
+}
+
+/// Characters a path segment carries as they are: RFC 3986's unreserved ones. Everything else
+/// is percent-encoded.
+const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `value` of path parameter `parameter` as one percent-encoded path segment, or the reason it
+/// cannot be one (see the [module documentation](self)). `reserved` lists the literal segments
+/// other operations have at this parameter's place in the path (compared ignoring ASCII case,
+/// as the service's routing does). The generated code calls this for every path parameter.
+// The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
+#[allow(clippy::result_large_err)]
+pub(crate) fn path_segment<E>(
+    parameter: &'static str,
+    value: &str,
+    reserved: &[&str],
+) -> Result<String, progenitor_client::Error<E>> {
+    let problem = if value.is_empty() {
+        Some("is empty".to_string())
+    } else if value == "." || value == ".." {
+        Some(format!("is `{value}`, which URL resolution removes"))
+    } else if let Some(c) = value
+        .chars()
+        .find(|c| matches!(c, '/' | '\\' | '%') || c.is_control())
+    {
+        Some(match c {
+            '%' => "contains `%` (pass ids decoded: the client percent-encodes them)".to_string(),
+            '/' | '\\' => format!("contains `{c}`, which URLs read as a path separator"),
+            c => format!("contains the control character U+{:04X}", u32::from(c)),
+        })
+    } else {
+        reserved
+            .iter()
+            .find(|literal| literal.eq_ignore_ascii_case(value))
+            .map(|literal| {
+                format!(
+                    "is `{literal}`, which is where another operation's path has the literal \
+                     segment `{literal}`: the request would reach that operation"
+                )
+            })
+    };
+    match problem {
+        None => Ok(utf8_percent_encode(value, PATH_SEGMENT).to_string()),
+        Some(problem) => Err(progenitor_client::Error::InvalidRequest(format!(
+            "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
+             request was not sent"
+        ))),
     }
 }
 

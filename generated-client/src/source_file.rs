@@ -91,12 +91,11 @@ fn describe(content: &SourceFileContent, id: Option<Uuid>) -> String {
 }
 
 fn failure(path: &str, message: String) -> Error {
-    Error::Decode(Box::new(DecodeError {
-        operation: Some(operation_id()),
-        path: Some(path.to_string()),
+    Error::Decode(Box::new(DecodeError::new(
+        Some(operation_id()),
+        Some(path.to_string()),
         message,
-        snippet: String::new(),
-    }))
+    )))
 }
 
 fn decode(content: &SourceFileContent, id: Option<Uuid>) -> Result<DecodedSourceFile> {

@@ -194,12 +194,7 @@ fn decode_error(line: u64, column: Option<&str>, message: String) -> Error {
         Some(column) => format!("line {line}, column {column:?}"),
         None => format!("line {line}"),
     };
-    Error::Decode(Box::new(DecodeError {
-        operation: None,
-        path: Some(path),
-        message,
-        snippet: String::new(),
-    }))
+    Error::Decode(Box::new(DecodeError::new(None, Some(path), message)))
 }
 
 /// What one call of [`RowParser::feed`] found.

@@ -39,7 +39,8 @@ use crate::{Client, Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitOptions {
     /// How long to wait in total before giving up (default 15 minutes). The last poll happens
-    /// at the deadline at the latest.
+    /// at the deadline at the latest. Any value is accepted: one too long for the clock
+    /// (`Duration::MAX`) waits without a deadline.
     pub timeout: Duration,
     /// The pause after the first poll (default 2 s); each later pause doubles, up to
     /// `max_interval`.
@@ -89,7 +90,8 @@ impl Client {
         options: WaitOptions,
     ) -> Result<Session> {
         let started = Instant::now();
-        let deadline = started + options.timeout;
+        // A timeout too long for the clock (`Duration::MAX`) means no deadline.
+        let deadline = started.checked_add(options.timeout);
         // Zero intervals would spin: at least a millisecond between polls.
         let max_interval = options.max_interval.max(Duration::from_millis(1));
         let mut interval = options
@@ -120,15 +122,17 @@ impl Client {
                 Err(error) => return Err(error),
             };
             let now = Instant::now();
-            if now >= deadline {
+            if deadline.is_some_and(|deadline| now >= deadline) {
                 // When the last poll failed, its error says more than an older session would.
                 let session = outcome?;
                 return Err(Error::WaitTimedOut {
                     session: Box::new(session),
-                    waited: now - started,
+                    waited: now.saturating_duration_since(started),
                 });
             }
-            tokio::time::sleep(interval.min(deadline - now)).await;
+            let until_deadline =
+                deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(now));
+            tokio::time::sleep(interval.min(until_deadline)).await;
             interval = interval.saturating_mul(2).min(max_interval);
         }
     }

@@ -406,7 +406,10 @@ async fn a_discovery_document_without_token_endpoint_is_a_discovery_error() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/issuer/.well-known/openid-configuration"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"issuer": "x"})))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(serde_json::json!({"issuer": format!("{}/issuer", server.uri())})),
+        )
         .mount(&server)
         .await;
     let client = builder(&server)

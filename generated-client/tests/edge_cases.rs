@@ -76,8 +76,9 @@ async fn dot_and_empty_path_ids_are_refused_before_anything_is_sent() {
         match &error {
             Error::InvalidRequest { operation, message } => {
                 assert_eq!(*operation, Some("GetAccountStatementExcel"), "{id:?}");
+                // Named as the builder method the caller used.
                 assert!(
-                    message.contains("{accountStatementId}"),
+                    message.contains("path parameter `account_statement_id`"),
                     "{id:?}: {message}"
                 );
             }

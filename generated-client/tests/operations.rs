@@ -876,12 +876,13 @@ async fn downloads_stream_every_byte_with_the_content_type() {
     )
     .await;
 
-    // Identifiers are opaque strings: '/', ' ', '?', '#' and '%' must be percent-encoded so the
-    // path keeps its shape.
+    // Identifiers are opaque strings: everything but letters, digits and `-._~` is
+    // percent-encoded so the path keeps its shape (`/`, `\`, `%` and control characters are
+    // refused instead: see tests/hostile_server.rs).
     download(
         &recorder,
         Expected::get(session_path(
-            "/account-statements/SE45%205000%2F2026-02/excel",
+            "/account-statements/SE45%205000%3A2026-02/excel",
         )),
         XLSX,
         &workbook[..20_000],
@@ -889,21 +890,21 @@ async fn downloads_stream_every_byte_with_the_content_type() {
             .client
             .get_account_statement_excel()
             .session_id(SESSION_ID)
-            .account_statement_id("SE45 5000/2026-02"),
+            .account_statement_id("SE45 5000:2026-02"),
     )
     .await;
 
     let png = binary(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 40_000);
     download(
         &recorder,
-        Expected::get(session_path("/attachments/mandate%237%3Fv=2%25/content")),
+        Expected::get(session_path("/attachments/mandate%237%3Fv%3D2/content")),
         "image/png",
         &png,
         recorder
             .client
             .get_attachment_content()
             .session_id(SESSION_ID)
-            .attachment_id("mandate#7?v=2%"),
+            .attachment_id("mandate#7?v=2"),
     )
     .await;
 
@@ -911,7 +912,7 @@ async fn downloads_stream_every_byte_with_the_content_type() {
     download(
         &recorder,
         Expected::get(session_path(
-            "/identity-verifications/idv%204821/images/front%2F1/content",
+            "/identity-verifications/idv%204821/images/front%401/content",
         )),
         "image/jpeg",
         &jpeg,
@@ -920,7 +921,7 @@ async fn downloads_stream_every_byte_with_the_content_type() {
             .get_identity_verification_image_content()
             .session_id(SESSION_ID)
             .verification_id("idv 4821")
-            .image_id("front/1"),
+            .image_id("front@1"),
     )
     .await;
 

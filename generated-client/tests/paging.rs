@@ -164,18 +164,25 @@ async fn an_empty_filter_sends_only_skip_and_take_with_the_default_page_size() {
 }
 
 #[tokio::test]
-async fn a_misreported_total_count_stops_at_the_first_empty_page() {
+async fn a_total_count_the_pages_never_reach_ends_the_stream_with_an_error() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/v1/sessions"))
         .respond_with(listing(3, 1000, Some(1_000_000)))
         .mount(&server)
         .await;
-    let sessions = client(&server)
-        .all_sessions(SessionFilter::new().page_size(2))
-        .await
-        .unwrap();
-    assert_eq!(ids(&sessions), [0, 1, 2]);
+    let items: Vec<_> =
+        futures::StreamExt::collect(client(&server).sessions(SessionFilter::new().page_size(2)))
+            .await;
+    assert_eq!(items.len(), 4, "three sessions, then the error");
+    let error = items[3].as_ref().unwrap_err();
+    assert!(matches!(error, Error::InvalidResponse { .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .contains("999997 sessions would be missing"),
+        "{error}"
+    );
     let skips: Vec<String> = requests(&server)
         .await
         .iter()
@@ -185,24 +192,19 @@ async fn a_misreported_total_count_stops_at_the_first_empty_page() {
 }
 
 #[tokio::test]
-async fn without_paging_in_the_response_it_pages_until_an_empty_page() {
+async fn a_response_without_paging_ends_the_stream_with_an_error() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/v1/sessions"))
         .respond_with(listing(4, 1000, None))
         .mount(&server)
         .await;
-    let sessions = client(&server)
+    let error = client(&server)
         .all_sessions(SessionFilter::new().page_size(3))
         .await
-        .unwrap();
-    assert_eq!(ids(&sessions), [0, 1, 2, 3]);
-    let skips: Vec<String> = requests(&server)
-        .await
-        .iter()
-        .map(|q| q["Skip"].clone())
-        .collect();
-    assert_eq!(skips, ["0", "3", "4"]);
+        .unwrap_err();
+    assert!(matches!(error, Error::InvalidResponse { .. }), "{error:?}");
+    assert_eq!(requests(&server).await.len(), 1);
 }
 
 #[tokio::test]

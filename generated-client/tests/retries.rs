@@ -387,9 +387,11 @@ async fn retry_after_as_an_http_date_is_honoured() {
         .await
         .unwrap();
     let delays = retry_delays(&captured);
-    // HTTP dates have whole seconds: "in 2 s" reads as a wait of between 1 and 2 s.
+    // HTTP dates have whole seconds: "in 2 s" reads as a wait of at most 2 s, less the time the
+    // 429 took to arrive (which a loaded machine can stretch). The backoff it replaces would be
+    // at most 2 ms, so anything from a tenth of a second up shows the date was honoured.
     assert!(
-        delays.len() == 1 && (1000..=2000).contains(&delays[0]),
+        delays.len() == 1 && (100..=2000).contains(&delays[0]),
         "{delays:?}"
     );
 }
