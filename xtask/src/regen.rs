@@ -106,7 +106,13 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
     match previous {
         Some(old) => {
             println!("\nWhat changed since the previous generation:");
-            print!("{}", diff::compare(&old, &outputs.effective));
+            print!(
+                "{}",
+                diff::compare(
+                    &diff::Side::effective(&old),
+                    &diff::Side::effective(&outputs.effective)
+                )
+            );
         }
         None => println!("\nNo previous effective document to compare with: everything is new."),
     }
