@@ -1993,10 +1993,13 @@ impl Operation<'_> {
     fn builder(&self) -> String {
         self.id().to_upper_camel_case()
     }
+    /// The Client method and builder generated for the operation (none without an operationId:
+    /// the generator refuses such an operation).
     fn rust_names(&self) -> [Option<String>; 2] {
+        let named = self.op.get("operationId").is_some();
         [
-            Some(format!("Client::{}", self.id().to_snake_case())),
-            Some(format!("builder::{}", self.builder())),
+            named.then(|| format!("Client::{}", self.id().to_snake_case())),
+            named.then(|| format!("builder::{}", self.builder())),
         ]
     }
     /// Path-level and operation-level parameters (the latter win), keyed by (in, name), each

@@ -3,7 +3,7 @@
 use std::fmt::{self, Write as _};
 
 use super::keep_names::KEEP_NAMES_FILE;
-use super::model::{Change, ChangeReport, Group, Location, PinKind, PinStatus, Source, Wire};
+use super::model::{Bump, Change, ChangeReport, Group, Location, PinKind, PinStatus, Source, Wire};
 
 fn wire(w: Wire) -> &'static str {
     match w {
@@ -100,11 +100,18 @@ impl ChangeReport {
             let _ = writeln!(out, "{}.", headline(self));
         }
         if let Some(semver) = &self.semver {
-            let _ = writeln!(
-                out,
-                "Suggested creditdata-client version: {} → {} ({}).",
-                semver.current, semver.suggested, semver.rule
-            );
+            let _ = match semver.bump {
+                Bump::None => writeln!(
+                    out,
+                    "creditdata-client stays at {}: no release needed.",
+                    semver.current
+                ),
+                _ => writeln!(
+                    out,
+                    "Suggested creditdata-client version: {} → {} ({}).",
+                    semver.current, semver.suggested, semver.rule
+                ),
+            };
         }
         for group in Group::ALL {
             let changes: Vec<&Change> =
