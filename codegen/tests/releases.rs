@@ -103,14 +103,43 @@ fn report(release: &str) -> (String, ChangeReport) {
     (overlay.info.title, report)
 }
 
-/// Snapshots the text report and returns the JSON form.
+/// The published JSON Schema of the report.
+fn report_schema() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: Value =
+            serde_json::from_str(include_str!("../change-report.schema.json")).unwrap();
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema)
+            .unwrap()
+    })
+}
+
+/// Snapshots the text report, checks the JSON form against the published schema and the exit
+/// status against the summary, and returns the JSON form.
 fn check(release: &str) -> Value {
     let (title, report) = report(release);
     let name = release.trim_end_matches(".overlay.yaml");
     insta::with_settings!({description => title, omit_expression => true}, {
         insta::assert_snapshot!(name, report.to_text());
     });
-    serde_json::from_str(&report.to_json()).unwrap()
+    let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+    let errors: Vec<String> = report_schema()
+        .iter_errors(&json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let expected_exit = match (
+        json["summary"]["changes"].as_u64(),
+        json["summary"]["breaking"].as_bool(),
+    ) {
+        (Some(0), _) => 0,
+        (_, Some(false)) => 3,
+        _ => 4,
+    };
+    assert_eq!(report.exit_code(), expected_exit);
+    json
 }
 
 /// The changes of a JSON report with this kind.

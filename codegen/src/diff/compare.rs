@@ -285,14 +285,22 @@ impl<'a> Walker<'a> {
         let (old_params, new_params) = (old.parameters(self.old), new.parameters(self.new));
         let builder = new.builder();
         for (key, (pn, param)) in &new_params {
-            let (location, name) = key;
+            let location = &key.0;
+            let name = param
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let method = format!("builder::{builder}::{}", name.to_snake_case());
             let required_new = is_true(param.get("required"));
             let what = format!("{location} parameter {name} of {}", new.id());
             match old_params.get(key) {
                 None => {
                     let draft = if required_new {
-                        Draft::new(ChangeKind::RequiredParameterAdded, format!("{what} added (required)")).impact(
+                        Draft::new(
+                            ChangeKind::RequiredParameterAdded,
+                            format!("{what} added (required)"),
+                        )
+                        .impact(
                             Wire::No,
                             Source::Yes,
                             "the old client never sends it, so the service refuses its calls; the builder gains a method, and a call that does not set it fails before sending",
@@ -311,10 +319,38 @@ impl<'a> Walker<'a> {
                     self.record(draft.at(None, Some(pn)).rust([Some(method)]));
                 }
                 Some((po, old_param)) => {
+                    let old_name = old_param
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    if old_name != name {
+                        self.record(
+                            Draft::new(
+                                ChangeKind::ParameterRenamed,
+                                format!("{what}: renamed from {old_name}"),
+                            )
+                            .at(Some(po), Some(pn))
+                            .values(old_name, name)
+                            .impact(
+                                Wire::Yes,
+                                Source::No,
+                                format!(
+                                    "the URL is the same; the builder method is renamed from {} to {}",
+                                    old_name.to_snake_case(),
+                                    name.to_snake_case()
+                                ),
+                            )
+                            .rust([Some(format!("builder::{}::{}", old.builder(), old_name.to_snake_case()))]),
+                        );
+                    }
                     let required_old = is_true(old_param.get("required"));
                     if required_old != required_new {
                         let draft = if required_new {
-                            Draft::new(ChangeKind::ParameterNowRequired, format!("{what} is now required")).impact(
+                            Draft::new(
+                                ChangeKind::ParameterNowRequired,
+                                format!("{what} is now required"),
+                            )
+                            .impact(
                                 Wire::No,
                                 Source::Yes,
                                 "calls that did not set it are refused by the service; the builder method is unchanged",
@@ -359,11 +395,15 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        for (key, (po, _)) in &old_params {
+        for (key, (po, old_param)) in &old_params {
             if new_params.contains_key(key) {
                 continue;
             }
-            let (location, name) = key;
+            let location = &key.0;
+            let name = old_param
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let method = format!("builder::{}::{}", old.builder(), name.to_snake_case());
             let wire = if location == "path" {
                 Wire::No
@@ -2027,8 +2067,16 @@ impl Operation<'_> {
                 ) else {
                     continue;
                 };
+                // A path parameter is its position in the template: renaming it changes no URL.
+                let key = if location == "path" {
+                    template_position(&self.path, name)
+                        .map(|n| format!("#{n}"))
+                        .unwrap_or_else(|| name.to_string())
+                } else {
+                    name.to_string()
+                };
                 out.insert(
-                    (location.to_string(), name.to_string()),
+                    (location.to_string(), key),
                     (format!("{base}/parameters/{i}"), param),
                 );
             }
@@ -2064,6 +2112,13 @@ pub fn operations(doc: &Value) -> BTreeMap<(String, String), Operation<'_>> {
         }
     }
     out
+}
+
+/// The position of `{name}` among the parameters of a path template.
+fn template_position(path: &str, name: &str) -> Option<usize> {
+    path.split('{')
+        .skip(1)
+        .position(|part| part.split('}').next() == Some(name))
 }
 
 fn template(path: &str) -> String {

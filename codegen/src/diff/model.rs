@@ -83,6 +83,8 @@ catalogue! {
     ParameterNowRequired = "parameter_now_required", "parameter now required";
     ParameterNowOptional = "parameter_now_optional", "parameter now optional";
     ParameterTypeChanged = "parameter_type_changed", "parameter type changed";
+    /// A path parameter renamed in the template: same URL, renamed builder method.
+    ParameterRenamed = "parameter_renamed", "path parameter renamed";
     ParameterDeprecated = "parameter_deprecated", "parameter deprecated";
     RequestBodyAdded = "request_body_added", "request body added";
     RequestBodyRemoved = "request_body_removed", "request body removed";
