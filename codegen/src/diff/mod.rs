@@ -285,7 +285,7 @@ impl ChangeReport {
                 (
                     Bump::Minor,
                     format!("0.{}.0", minor + 1),
-                    "0.x: a breaking change bumps the minor version (Cargo treats 0.MINOR as the major)".to_string(),
+                    "0.x: a breaking change bumps the minor version; Cargo treats 0.MINOR as the major".to_string(),
                 )
             } else {
                 (
