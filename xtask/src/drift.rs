@@ -69,7 +69,7 @@ pub fn run(args: &DriftArgs) -> Result<u8, String> {
                         .and_then(|s| s.publisher_urls(&spec_dir.join(fetch::SOURCE_FILE)))
                         .map_err(|e| {
                             format!(
-                                "error: {e}\nOr give the address with --url, or a file with --spec."
+                                "error: {e}\n`cargo xtask drift` takes --url URL or --spec PATH as well."
                             )
                         })?
                 }

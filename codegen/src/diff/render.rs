@@ -170,11 +170,18 @@ impl ChangeReport {
             let _ = writeln!(out, "**{}.**", headline(self));
         }
         if let Some(semver) = &self.semver {
-            let _ = writeln!(
-                out,
-                "\nSuggested version: `{}` → `{}` ({}).",
-                semver.current, semver.suggested, semver.rule
-            );
+            let _ = match semver.bump {
+                Bump::None => writeln!(
+                    out,
+                    "\ncreditdata-client stays at `{}`: no release needed.",
+                    semver.current
+                ),
+                _ => writeln!(
+                    out,
+                    "\nSuggested version: `{}` → `{}` ({}).",
+                    semver.current, semver.suggested, semver.rule
+                ),
+            };
         }
         for group in Group::ALL {
             let changes: Vec<&Change> =
