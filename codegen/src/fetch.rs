@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::diff::{self, ChangeReport};
 use crate::document::{self, DocumentError, Format};
+use crate::downconvert;
 use crate::pipeline::sha256_hex;
 
 /// The name of the source file inside the spec directory.
@@ -642,8 +643,10 @@ pub struct Comparison {
     pub differences: Differences,
     pub paths_added: usize,
     pub paths_removed: usize,
-    /// Operations and schemas added, removed and changed, as `cargo xtask regen` reports them.
-    pub report: ChangeReport,
+    /// A preview of the change report: the two published descriptions compared after
+    /// down-convert, without overlays (`cargo xtask drift` runs the whole pipeline). `None` when
+    /// the vendored copy could not be compared.
+    pub report: Option<ChangeReport>,
     /// File names, for messages.
     pub json_name: String,
     pub yaml_name: String,
@@ -691,7 +694,7 @@ pub fn compare(published: &Published, vendored: &VendoredCopy, source: &Source) 
         differences: Differences::default(),
         paths_added: 0,
         paths_removed: 0,
-        report: ChangeReport::default(),
+        report: None,
         json_name: source.vendored.json.clone(),
         yaml_name: source.vendored.yaml.clone(),
     };
@@ -710,7 +713,17 @@ pub fn compare(published: &Published, vendored: &VendoredCopy, source: &Source) 
             let (old_paths, new_paths) = (paths(&old), paths(new));
             comparison.paths_added = new_paths.iter().filter(|p| !old_paths.contains(p)).count();
             comparison.paths_removed = old_paths.iter().filter(|p| !new_paths.contains(p)).count();
-            comparison.report = diff::compare(&old, new);
+            // The differ reads OpenAPI 3.0, as the generator does.
+            let as_3_0 = |doc: &Value| {
+                downconvert::downconvert(doc)
+                    .map(|c| c.document)
+                    .unwrap_or_else(|_| doc.clone())
+            };
+            let (old, new) = (as_3_0(&old), as_3_0(new));
+            comparison.report = Some(diff::compare(
+                &diff::Side::effective(&old),
+                &diff::Side::effective(&new),
+            ));
         }
     }
     comparison
@@ -754,19 +767,10 @@ impl fmt::Display for Comparison {
         if self.only_formatting_differs() {
             return writeln!(f, "Only formatting differs: the data is the same.");
         }
-        let r = &self.report;
-        let changed_ops = r.operations_changed.len();
-        let changed_schemas = r.schemas_changed.len();
         writeln!(
             f,
-            "Paths: {} added, {} removed. Operations: {} added, {} removed, {changed_ops} \
-             changed. Schemas: {} added, {} removed, {changed_schemas} changed.",
-            self.paths_added,
-            self.paths_removed,
-            r.operations_added.len(),
-            r.operations_removed.len(),
-            r.schemas_added.len(),
-            r.schemas_removed.len(),
+            "Paths: {} added, {} removed.",
+            self.paths_added, self.paths_removed
         )?;
         let d = &self.differences;
         writeln!(
@@ -783,7 +787,15 @@ impl fmt::Display for Comparison {
         for pointer in &d.pointers {
             writeln!(f, "  {pointer}")?;
         }
-        write!(f, "{}", self.report)
+        if let Some(report) = &self.report {
+            writeln!(
+                f,
+                "\nPreview of the change report (the published descriptions without overlays; \
+                 `cargo xtask drift --spec` runs the whole pipeline):"
+            )?;
+            write!(f, "{}", report.to_text())?;
+        }
+        Ok(())
     }
 }
 

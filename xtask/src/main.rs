@@ -13,6 +13,7 @@ use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 mod ci;
 mod conformance;
+mod drift;
 mod fetch;
 mod quickstart;
 mod regen;
@@ -24,6 +25,9 @@ enum Command {
     Regen(regen::RegenArgs),
     /// Regenerate in memory and fail with a diff where a checked-in output differs.
     Check(regen::CheckArgs),
+    /// Compare a new published description with the checked-in generation (exit 0 no change,
+    /// 3 compatible, 4 breaking); changes nothing.
+    Drift(drift::DriftArgs),
     /// Run schemathesis against the local mock with the effective description: no server
     /// errors, no response that violates the description, no undocumented status code.
     Conformance(conformance::ConformanceArgs),
@@ -61,6 +65,10 @@ fn main() -> ExitCode {
     let result = match Command::parse() {
         Command::Regen(args) => regen::regen(&args),
         Command::Check(args) => regen::check(&args),
+        Command::Drift(args) => match drift::run(&args) {
+            Ok(code) => return ExitCode::from(code),
+            Err(message) => Err(message),
+        },
         Command::Ci(args) => ci::run(&args),
         Command::Conformance(args) => conformance::run(args).map_err(|e| format!("error: {e:#}")),
         Command::Fetch(args) => fetch::fetch(&args),

@@ -1,12 +1,14 @@
-//! `cargo xtask regen` and `cargo xtask check`.
+//! `cargo xtask regen` and `cargo xtask check`, and what they share with `cargo xtask drift`:
+//! the previous generation as one side of the change report.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Args;
-use creditdata_codegen::document;
-use creditdata_codegen::pipeline::{self, Inputs, Layout, Outputs};
-use creditdata_codegen::{diff, document::DocumentError};
+use clap::{Args, ValueEnum};
+use creditdata_codegen::diff::{self, ChangeReport, Side, keep_names};
+use creditdata_codegen::document::{self, DocumentError};
+use creditdata_codegen::pipeline::{self, Inputs, Layout, Outputs, sha256_hex};
+use serde_json::Value;
 
 /// The workspace root (this crate lives in `<root>/xtask`).
 pub fn workspace_root() -> PathBuf {
@@ -14,6 +16,28 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask lives inside the workspace")
         .to_path_buf()
+}
+
+/// How the change report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ReportFormat {
+    /// For a terminal.
+    #[default]
+    Text,
+    /// For a pull-request body or a CHANGELOG entry.
+    Markdown,
+    /// The published shape (codegen/CHANGE-REPORT.md), for CI.
+    Json,
+}
+
+impl ReportFormat {
+    pub fn render(self, report: &ChangeReport) -> String {
+        match self {
+            ReportFormat::Text => report.to_text(),
+            ReportFormat::Markdown => report.to_markdown(),
+            ReportFormat::Json => report.to_json(),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -31,6 +55,18 @@ pub struct RegenArgs {
     /// Report overlay actions that select nothing as warnings instead of failing.
     #[arg(long)]
     lenient: bool,
+    /// How to print the change report. With markdown or json, stdout carries the report alone
+    /// and progress goes to stderr.
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    report: ReportFormat,
+    /// Also write the JSON report to this file (atomically), whatever --report prints.
+    #[arg(long, value_name = "PATH")]
+    json_out: Option<PathBuf>,
+    /// Pin the old Rust names of every operationId and schema the vendor renamed: add overlay
+    /// actions to overlays/90-keep-names.overlay.yaml (created if missing), then generate with
+    /// them, so existing callers keep compiling.
+    #[arg(long)]
+    keep_names: bool,
 }
 
 #[derive(Args, Debug, Default)]
@@ -46,7 +82,7 @@ pub struct CheckArgs {
     lenient: bool,
 }
 
-fn inputs(spec: Option<&Path>, overlays: Option<&Path>, lenient: bool) -> Inputs {
+pub fn inputs(spec: Option<&Path>, overlays: Option<&Path>, lenient: bool) -> Inputs {
     let root = workspace_root();
     Inputs {
         spec: spec
@@ -60,7 +96,7 @@ fn inputs(spec: Option<&Path>, overlays: Option<&Path>, lenient: bool) -> Inputs
     }
 }
 
-fn run_pipeline(inputs: &Inputs) -> Result<Outputs, String> {
+pub fn run_pipeline(inputs: &Inputs) -> Result<Outputs, String> {
     let outputs = pipeline::run(inputs).map_err(|e| format!("error: {e}"))?;
     for warning in &outputs.warnings {
         eprintln!("warning: {warning}");
@@ -68,49 +104,224 @@ fn run_pipeline(inputs: &Inputs) -> Result<Outputs, String> {
     Ok(outputs)
 }
 
+/// What a previous generation left under an output root: the effective document, the generated
+/// code, and the published description it was made from when that file is still there unchanged
+/// (the header of generated.rs names it with its digest).
+pub struct Previous {
+    pub effective: Value,
+    pub code: Option<String>,
+    pub published: Option<Value>,
+}
+
+impl Previous {
+    /// `Ok(None)` when there is no previous effective document.
+    pub fn read(root: &Path, layout: &Layout) -> Result<Option<Previous>, String> {
+        let effective = match document::load(&root.join(&layout.effective)) {
+            Ok(value) => value,
+            Err(DocumentError::Read { .. }) => return Ok(None),
+            Err(e) => {
+                return Err(format!(
+                    "error: the previous effective document cannot be compared: {e}\nRepair or \
+                     delete it, then run again."
+                ));
+            }
+        };
+        let code = std::fs::read_to_string(root.join(&layout.generated)).ok();
+        let published = code.as_deref().and_then(published_input);
+        Ok(Some(Previous {
+            effective,
+            code,
+            published,
+        }))
+    }
+
+    pub fn side(&self) -> Side<'_> {
+        Side {
+            effective: &self.effective,
+            published: self.published.as_ref(),
+            code: self.code.as_deref(),
+        }
+    }
+}
+
+/// The published description a generated file was made from: the first input its header lists,
+/// if that file still has the recorded digest.
+fn published_input(code: &str) -> Option<Value> {
+    let line = code
+        .lines()
+        .skip_while(|l| !l.starts_with("// Inputs (sha256):"))
+        .nth(1)?;
+    let (digest, path) = line.trim_start_matches("//").trim().split_once("  ")?;
+    let path = Path::new(path.trim());
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        workspace_root().join(path)
+    };
+    let bytes = std::fs::read(&path).ok()?;
+    (sha256_hex(&bytes) == digest)
+        .then(|| document::load(&path).ok())
+        .flatten()
+}
+
+/// The version of creditdata-client (its own, or the workspace's).
+pub fn client_version() -> Result<String, String> {
+    let root = workspace_root();
+    let read = |path: &Path| -> Result<toml::Table, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+        text.parse::<toml::Table>()
+            .map_err(|e| format!("error: {} is not valid TOML: {e}", path.display()))
+    };
+    let client = read(&root.join("generated-client/Cargo.toml"))?;
+    let own = client
+        .get("package")
+        .and_then(|p| p.get("version"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    if let Some(version) = own {
+        return Ok(version);
+    }
+    read(&root.join("Cargo.toml"))?
+        .get("workspace")
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("version"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            "error: no version for creditdata-client in its Cargo.toml or the workspace's".into()
+        })
+}
+
+/// Writes the JSON report to `path`, atomically.
+pub fn write_json(report: &ChangeReport, path: &Path) -> Result<(), String> {
+    document::write_atomic(path, report.to_json().as_bytes()).map_err(|e| format!("error: {e}"))
+}
+
+/// Copies every overlay of `dir` into a temporary directory, with `pins` as the keep-names file.
+fn overlays_with_pins(dir: &Path, pins: &str) -> Result<tempfile::TempDir, String> {
+    let temp = tempfile::tempdir()
+        .map_err(|e| format!("error: cannot create a temporary directory: {e}"))?;
+    for file in pipeline::overlay_files(dir).map_err(|e| format!("error: {e}"))? {
+        let name = file.file_name().unwrap_or_default();
+        std::fs::copy(&file, temp.path().join(name))
+            .map_err(|e| format!("error: cannot copy {}: {e}", file.display()))?;
+    }
+    std::fs::write(temp.path().join(keep_names::KEEP_NAMES_FILE), pins)
+        .map_err(|e| format!("error: cannot write a temporary overlay: {e}"))?;
+    Ok(temp)
+}
+
 /// `cargo xtask regen`.
 pub fn regen(args: &RegenArgs) -> Result<(), String> {
     let started = Instant::now();
     let inputs = inputs(args.spec.as_deref(), args.overlays.as_deref(), args.lenient);
-    let outputs = run_pipeline(&inputs)?;
+    let mut outputs = run_pipeline(&inputs)?;
     let (root, layout) = match &args.out {
         Some(dir) => (dir.clone(), Layout::flat()),
         None => (workspace_root(), Layout::workspace()),
     };
-    let previous_effective = root.join(&layout.effective);
-    let previous = match document::load(&previous_effective) {
-        Ok(value) => Some(value),
-        Err(DocumentError::Read { .. }) => None,
-        Err(e) => {
-            eprintln!("warning: the previous effective document cannot be compared: {e}");
-            None
+    let previous = Previous::read(&root, &layout)?;
+    let published = document::load(&inputs.spec).map_err(|e| format!("error: {e}"))?;
+    // Progress goes where it does not mix with a machine-read report.
+    let say = |line: String| {
+        if args.report == ReportFormat::Text {
+            println!("{line}");
+        } else {
+            eprintln!("{line}");
         }
     };
+    let empty =
+        serde_json::json!({"openapi": "3.0.3", "info": {"title": "", "version": ""}, "paths": {}});
+    let compare = |outputs: &Outputs| {
+        let old = previous
+            .as_ref()
+            .map(Previous::side)
+            .unwrap_or_else(|| Side::effective(&empty));
+        let new = Side {
+            effective: &outputs.effective,
+            published: Some(&published),
+            code: Some(&outputs.generated.code),
+        };
+        diff::compare(&old, &new)
+    };
+    let mut report = compare(&outputs);
+
+    if args.keep_names {
+        let renames: Vec<&diff::Change> = report.renames().collect();
+        if renames.is_empty() {
+            say("--keep-names: no operationId or schema was renamed; nothing to pin".into());
+        } else {
+            let actions = keep_names::pin_actions(renames.iter().copied(), &published)
+                .map_err(|e| format!("error: --keep-names: {e}"))?;
+            let pin_file = inputs.overlays.join(keep_names::KEEP_NAMES_FILE);
+            let existing = match std::fs::read_to_string(&pin_file) {
+                Ok(text) => Some(text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(format!("error: cannot read {}: {e}", pin_file.display())),
+            };
+            let text = keep_names::extended_file(existing.as_deref(), &actions, &pin_file)
+                .map_err(|e| format!("error: --keep-names: {e}"))?;
+            // Generate with the pins first: nothing is written unless they work.
+            let trial = overlays_with_pins(&inputs.overlays, &text)?;
+            let pinned = run_pipeline(&Inputs {
+                overlays: trial.path().to_path_buf(),
+                ..inputs.clone()
+            })
+            .map_err(|e| {
+                format!(
+                    "{e}\n--keep-names: the pins do not apply; {} is unchanged",
+                    pin_file.display()
+                )
+            })?;
+            document::write_atomic(&pin_file, text.as_bytes())
+                .map_err(|e| format!("error: {e}"))?;
+            say(format!(
+                "pinned {} rename(s) in {}",
+                renames.len(),
+                shown(&pin_file)
+            ));
+            outputs = pinned;
+            report = compare(&outputs);
+        }
+    }
+
+    if args.out.is_none() {
+        report = report.with_version(&client_version()?)?;
+    }
     let written = pipeline::write(&outputs, &root, &layout).map_err(|e| format!("error: {e}"))?;
     for path in &written {
-        println!(
-            "wrote {}",
-            path.strip_prefix(workspace_root())
-                .unwrap_or(path)
-                .display()
-        );
+        say(format!("wrote {}", shown(path)));
     }
-    println!(
+    say(format!(
         "{} operations, {} overlay file(s), {} open enum(s), {} request-side enum copy(ies); {:.2} s",
         outputs.generated.surface.lines().count(),
         outputs.overlay_files,
         outputs.plan.open.len(),
         outputs.plan.request_variants.len(),
         started.elapsed().as_secs_f64()
-    );
-    match previous {
-        Some(old) => {
-            println!("\nWhat changed since the previous generation:");
-            print!("{}", diff::compare(&old, &outputs.effective));
+    ));
+    if let Some(path) = &args.json_out {
+        write_json(&report, path)?;
+    }
+    match (args.report, &previous) {
+        (ReportFormat::Text, None) => {
+            println!("\nNo previous effective document to compare with: everything is new.")
         }
-        None => println!("\nNo previous effective document to compare with: everything is new."),
+        (ReportFormat::Text, Some(_)) => {
+            println!("\nWhat changed since the previous generation:");
+            print!("{}", report.to_text());
+        }
+        (format, _) => print!("{}", format.render(&report)),
     }
     Ok(())
+}
+
+fn shown(path: &Path) -> String {
+    path.strip_prefix(workspace_root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// `cargo xtask check`.

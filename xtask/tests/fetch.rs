@@ -152,7 +152,10 @@ fn a_changed_publication_replaces_the_files_and_the_digests() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     assert!(stdout.contains("Paths: 0 added, 1 removed."), "{stdout}");
     assert!(stdout.contains("~ /info/version"), "{stdout}");
-    assert!(stdout.contains("Operations removed"), "{stdout}");
+    assert!(
+        stdout.contains("[operation_removed] GET /v1/sessions (GetSessions) removed"),
+        "{stdout}"
+    );
     assert!(stderr.contains("run `cargo xtask fetch`"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("source.toml")).unwrap(),
@@ -169,7 +172,10 @@ fn a_changed_publication_replaces_the_files_and_the_digests() {
         ],
     );
     assert!(out.status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("Operations removed"), "{stdout}");
+    assert!(
+        stdout.contains("[operation_removed] GET /v1/sessions (GetSessions) removed"),
+        "{stdout}"
+    );
     assert!(stdout.contains("cargo xtask regen"), "{stdout}");
     assert_eq!(
         std::fs::read(dir.path().join("openapi.json")).unwrap(),

@@ -116,3 +116,143 @@ fn regen_with_out_writes_the_pipeline_outputs_for_another_document() {
     );
     assert!(text(&out.stdout).contains("No previous effective document"));
 }
+
+/// An --out directory holding the checked-in generation, as the previous one.
+fn previous_generation() -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    for (from, to) in [
+        ("spec/openapi.effective.json", "openapi.effective.json"),
+        ("generated-client/src/generated.rs", "generated.rs"),
+        ("generated-client/SURFACE.md", "SURFACE.md"),
+    ] {
+        std::fs::copy(root().join(from), out.path().join(to)).unwrap();
+    }
+    out
+}
+
+/// The vendored description after a release of codegen/tests/data/releases, as a JSON file.
+fn released(dir: &Path, names: &[&str]) -> PathBuf {
+    let overlays: Vec<PathBuf> = names
+        .iter()
+        .map(|n| root().join("codegen/tests/data/releases").join(n))
+        .collect();
+    let doc = creditdata_codegen::overlay::apply_files(
+        &root().join("spec/openapi.json"),
+        &overlays,
+        &creditdata_codegen::overlay::ApplyOptions { lenient: false },
+    )
+    .unwrap()
+    .document;
+    let path = dir.join("released.json");
+    std::fs::write(
+        &path,
+        creditdata_codegen::document::to_string(&doc, creditdata_codegen::document::Format::Json),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn regen_report_json_prints_only_the_report_on_stdout() {
+    let out_dir = previous_generation();
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec = released(spec_dir.path(), &["11-enum-values-added.overlay.yaml"]);
+    let out = xtask(&[
+        "regen",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.path().to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["summary"]["changes"], 3);
+    assert_eq!(
+        report["rust_api"]["checked"], true,
+        "the previous generated.rs was compared"
+    );
+    assert!(
+        report["semver"].is_null(),
+        "--out generates for another crate: no version advice"
+    );
+    // The old side's published description is known from generated.rs's header.
+    assert_eq!(report["published_available"]["old"], true);
+    assert!(
+        text(&out.stderr).contains("wrote "),
+        "progress goes to stderr"
+    );
+}
+
+#[test]
+fn regen_keep_names_pins_renames_so_rust_names_stay() {
+    let out_dir = previous_generation();
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec = released(
+        spec_dir.path(),
+        &[
+            "03-get-session-renamed.overlay.yaml",
+            "04-score-renamed.overlay.yaml",
+        ],
+    );
+    let overlays = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(root().join("overlays")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, overlays.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "regen",
+            "--spec",
+            spec.to_str().unwrap(),
+            "--overlays",
+            overlays.path().to_str().unwrap(),
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+
+    let out = xtask(
+        &args(&["--keep-names"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert!(stdout.contains("pinned 2 rename(s)"), "{stdout}");
+    assert!(stdout.contains("No change to the API surface."), "{stdout}");
+    assert!(
+        stdout.contains("operation GET /v1/sessions/{sessionId} keeps operationId GetSession (published: GetSessionById) — active"),
+        "{stdout}"
+    );
+    let pins = std::fs::read_to_string(overlays.path().join("90-keep-names.overlay.yaml")).unwrap();
+    assert!(pins.contains("operationId: GetSession\n"), "{pins}");
+    let generated = std::fs::read_to_string(out_dir.path().join("generated.rs")).unwrap();
+    assert!(generated.contains("pub fn get_session(&self)"));
+    assert!(generated.contains("pub struct Score {"));
+    assert!(!generated.contains("GetSessionById") && !generated.contains("CreditScore"));
+
+    // Run again: nothing left to pin, and the pin file is not extended twice.
+    let out = xtask(
+        &args(&["--keep-names"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("nothing to pin"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(overlays.path().join("90-keep-names.overlay.yaml")).unwrap(),
+        pins
+    );
+}
