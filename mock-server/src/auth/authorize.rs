@@ -349,6 +349,18 @@ fn posted_form(
     state: &AppState,
     headers: &HeaderMap,
     body: &Bytes,
+) -> Result<(String, HashMap<String, String>), Box<Response>> {
+    check_posted_form(state, headers, body).map_err(Box::new)
+}
+
+#[expect(
+    clippy::result_large_err,
+    reason = "boxed once by posted_form; the error is the page itself"
+)]
+fn check_posted_form(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: &Bytes,
 ) -> Result<(String, HashMap<String, String>), Response> {
     if !is_form_encoded(headers) {
         return Err(pages::message(
@@ -437,7 +449,7 @@ pub async fn sign_in(
 ) -> Response {
     let (request_id, params) = match posted_form(&state, &headers, &body) {
         Ok(posted) => posted,
-        Err(page) => return page,
+        Err(page) => return *page,
     };
     let username = params.get("username").map(|v| v.trim()).unwrap_or_default();
     let password = params
@@ -526,7 +538,7 @@ pub async fn consent(
 ) -> Response {
     let (request_id, params) = match posted_form(&state, &headers, &body) {
         Ok(posted) => posted,
-        Err(page) => return page,
+        Err(page) => return *page,
     };
     let approve = match params.get("decision").map(String::as_str) {
         Some("approve") => true,

@@ -65,7 +65,7 @@ pub fn authenticate(
     state: &AppState,
     headers: &HeaderMap,
     params: &HashMap<String, String>,
-) -> Result<AuthenticatedClient, Response> {
+) -> Result<AuthenticatedClient, Box<Response>> {
     let param = |name: &str| params.get(name).map(String::as_str);
     let basic = headers
         .get(header::AUTHORIZATION)
@@ -76,33 +76,33 @@ pub fn authenticate(
         });
     let (client_id, client_secret, used_basic) = match (basic, param("client_secret")) {
         (Some(_), Some(_)) => {
-            return Err(oauth_error(
+            return Err(Box::new(oauth_error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request",
                 "The client authenticated with both HTTP Basic and client_secret in the body; use one.",
                 false,
-            ));
+            )));
         }
         (Some(encoded), None) => match decode_basic(encoded) {
             Some((id, secret)) => (id, secret, true),
             None => {
-                return Err(oauth_error(
+                return Err(Box::new(oauth_error(
                     StatusCode::UNAUTHORIZED,
                     "invalid_client",
                     "The HTTP Basic credentials are not base64 of `client_id:client_secret`.",
                     true,
-                ));
+                )));
             }
         },
         (None, Some(secret)) => match param("client_id") {
             Some(id) => (id.to_owned(), secret.to_owned(), false),
             None => {
-                return Err(oauth_error(
+                return Err(Box::new(oauth_error(
                     StatusCode::BAD_REQUEST,
                     "invalid_request",
                     "Missing form parameter: client_id",
                     false,
-                ));
+                )));
             }
         },
         (None, None) => {
@@ -111,20 +111,20 @@ pub fn authenticate(
                     client_id: id.to_owned(),
                     kind: ClientKind::Public,
                 }),
-                Some(id) if id == state.config.client_id => Err(oauth_error(
+                Some(id) if id == state.config.client_id => Err(Box::new(oauth_error(
                     StatusCode::UNAUTHORIZED,
                     "invalid_client",
                     "This client is confidential: authenticate with client_secret in the body \
                      or HTTP Basic.",
                     false,
-                )),
-                _ => Err(oauth_error(
+                ))),
+                _ => Err(Box::new(oauth_error(
                     StatusCode::UNAUTHORIZED,
                     "invalid_client",
                     "Client authentication is required: client_id and client_secret in the body, \
                      or HTTP Basic (a public client sends its client_id alone).",
                     false,
-                )),
+                ))),
             };
         }
     };
@@ -132,21 +132,21 @@ pub fn authenticate(
         && let Some(body_id) = param("client_id")
         && body_id != client_id
     {
-        return Err(oauth_error(
+        return Err(Box::new(oauth_error(
             StatusCode::BAD_REQUEST,
             "invalid_request",
             "client_id in the body differs from the HTTP Basic client id.",
             false,
-        ));
+        )));
     }
     // A public client has no secret: one presented for it is as wrong as a wrong one.
     if !state.idp.client_secret_matches(&client_id, &client_secret) {
-        return Err(oauth_error(
+        return Err(Box::new(oauth_error(
             StatusCode::UNAUTHORIZED,
             "invalid_client",
             "Invalid client or Invalid client credentials",
             used_basic,
-        ));
+        )));
     }
     Ok(AuthenticatedClient {
         client_id,

@@ -173,7 +173,7 @@ impl IdentityState {
             if grant.refresh_token_digest == wanted {
                 return RefreshTokenMatch::Current(grant.sid);
             }
-            if grant.rotated_digests.iter().any(|old| *old == wanted) {
+            if grant.rotated_digests.contains(&wanted) {
                 return RefreshTokenMatch::Rotated(grant.sid);
             }
         }

@@ -43,7 +43,7 @@ pub async fn revoke(
     };
     let client = match clients::authenticate(&state, &headers, &params) {
         Ok(client) => client,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let Some(token) = params.get("token").cloned() else {
         return oauth_error(

@@ -73,7 +73,7 @@ pub async fn token(
     };
     let client = match clients::authenticate(&state, &headers, &params) {
         Ok(client) => client,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     match (grant_type.as_str(), client.kind) {
         ("client_credentials", ClientKind::Confidential) => client_credentials(&state, &params),
@@ -266,7 +266,7 @@ async fn refresh_token(
         .unwrap_or(chrono::Duration::zero());
     let client_id = client.client_id.clone();
     enum Outcome {
-        Rotated(Grant, String),
+        Rotated(Box<Grant>, String),
         Replayed,
         OtherClient,
         Unknown,
@@ -278,7 +278,7 @@ async fn refresh_token(
                     Some(grant) if grant.client_id != client_id => Outcome::OtherClient,
                     Some(grant) => {
                         let token = grant.rotate(now, idle);
-                        Outcome::Rotated(grant.clone(), token)
+                        Outcome::Rotated(Box::new(grant.clone()), token)
                     }
                     None => Outcome::Unknown,
                 },
