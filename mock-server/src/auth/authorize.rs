@@ -381,7 +381,11 @@ fn check_posted_form(
         ));
     };
     let requests = state.idp.pending.lock();
-    let Some(pending) = requests.get(&request_id) else {
+    let now = Utc::now();
+    let live = requests
+        .get(&request_id)
+        .filter(|pending| pending.started_at + PENDING_LIFETIME > now);
+    let Some(pending) = live else {
         return Err(pages::message(
             StatusCode::BAD_REQUEST,
             "This sign-in has ended",
@@ -602,4 +606,68 @@ pub async fn consent(
     }
     answer.push(("iss", issuer));
     redirect_back(&request.redirect_uri, &answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration as StdDuration;
+
+    use super::*;
+    use crate::auth::{IdentityProvider, SigningKey};
+    use crate::config::MockConfig;
+    use crate::store::Store;
+
+    fn state() -> Arc<AppState> {
+        let config = MockConfig::default();
+        let idp = Arc::new(IdentityProvider::new(
+            "http://127.0.0.1:1/realms/consumer".into(),
+            config.audience.clone(),
+            StdDuration::from_secs(300),
+            config.client_id.clone(),
+            config.client_secret.clone(),
+            SigningKey::generate().expect("key"),
+        ));
+        Arc::new(AppState::new(config, idp, Store::default(), false))
+    }
+
+    #[test]
+    fn a_pending_request_past_its_lifetime_cannot_be_finished() {
+        let state = state();
+        let browser = random_token();
+        let csrf = random_token();
+        let pending = |started_at| Pending {
+            request: AuthorizationRequest {
+                client_id: "creditdata-cli".into(),
+                kind: ClientKind::Public,
+                redirect_uri: "http://127.0.0.1:1/cb".into(),
+                scopes: vec!["openid".into()],
+                state: None,
+                nonce: None,
+                code_challenge: "c".repeat(43),
+            },
+            browser_digest: digest(&browser),
+            csrf: csrf.clone(),
+            started_at,
+            stage: Stage::SignIn { failures: 0 },
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-www-form-urlencoded"),
+        );
+        headers.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&format!("{BROWSER_COOKIE}={browser}")).expect("cookie"),
+        );
+        let form = |id: &str| Bytes::from(format!("request={id}&csrf_token={csrf}"));
+
+        let fresh = state.idp.pending.insert(pending(Utc::now()));
+        assert!(posted_form(&state, &headers, &form(&fresh)).is_ok());
+        // Inserted last, so nothing pruned it: only the lookup can tell it is too old.
+        let stale = state.idp.pending.insert(pending(
+            Utc::now() - PENDING_LIFETIME - Duration::seconds(1),
+        ));
+        let refused = posted_form(&state, &headers, &form(&stale)).expect_err("expired");
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    }
 }
