@@ -27,6 +27,9 @@
 //! - The state file is written owner-only (0600) through a new exclusive temporary file, synced
 //!   and renamed; a change is answered only once saved, and a failed save changes nothing.
 //! - Settings are range-checked ([`MockConfig::validate`]) so no date arithmetic can overflow.
+//! - The identity provider's sign-in pages escape every value, load nothing from elsewhere and
+//!   refuse framing; their forms are bound to the pending request by a cookie and a CSRF token.
+//!   Codes and refresh tokens are single-use and stored as digests; a replay ends the sign-in.
 
 mod api;
 pub mod auth;

@@ -1246,3 +1246,33 @@ fn user_options_are_checked_without_echoing_the_password() {
     };
     assert!(clash.validate().is_err());
 }
+
+#[test]
+fn configured_redirect_uris_must_be_safe_to_send_a_code_to() {
+    use creditdata_mock::config::check_configured_redirect_uri;
+    for good in [
+        "https://app.lender.example/callback",
+        "http://localhost:8400/callback",
+        "http://127.0.0.1:8400/callback",
+        "com.lender.app:/oauth2redirect",
+    ] {
+        assert!(check_configured_redirect_uri(good).is_ok(), "{good}");
+    }
+    for bad in [
+        "http://app.lender.example/callback",
+        "https://app.lender.example/callback#x",
+        "https://user:pw@app.lender.example/callback",
+        "javascript:alert(1)",
+        "not a url",
+    ] {
+        assert!(check_configured_redirect_uri(bad).is_err(), "{bad}");
+    }
+    let config = MockConfig {
+        redirect_uris: vec!["http://intranet.lender.example/cb".into()],
+        ..MockConfig::default()
+    };
+    assert!(
+        config.validate().is_err(),
+        "MockServer::start refuses it too"
+    );
+}

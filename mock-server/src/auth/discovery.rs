@@ -29,7 +29,6 @@ pub async fn discovery(State(state): State<Arc<AppState>>) -> Response {
         "code_challenge_methods_supported": ["S256"],
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["ES256"],
-        "userinfo_signing_alg_values_supported": ["none"],
         "token_endpoint_auth_methods_supported": client_auth,
         "revocation_endpoint_auth_methods_supported": client_auth,
         "scopes_supported": scopes,
