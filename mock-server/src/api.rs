@@ -557,7 +557,7 @@ async fn create_session(
     })?;
     let now = Utc::now();
     let created_by = caller
-        .map(|Extension(caller)| caller.username)
+        .map(|Extension(caller)| caller.created_by_name())
         .unwrap_or_else(|| format!("service-account-{}", state.config.client_id));
     let record = SessionRecord {
         id: Uuid::new_v4(),

@@ -14,6 +14,12 @@ pub const DEFAULT_CLIENT_ID: &str = "creditdata-mock-client";
 pub const DEFAULT_CLIENT_SECRET: &str = "creditdata-mock-secret";
 /// The `aud` claim of issued tokens, and the only audience the API accepts.
 pub const DEFAULT_AUDIENCE: &str = "consumer-api";
+/// The client id of the public native client (the `creditdata` command): no secret, the
+/// Authorization Code flow with PKCE only.
+pub const DEFAULT_PUBLIC_CLIENT_ID: &str = "creditdata-cli";
+/// The test user who can sign in when none is configured (`--user`), as
+/// `USERNAME:PASSWORD:DISPLAY NAME:E-MAIL`.
+pub const DEFAULT_USER: &str = "lena:lena-password:Lena Loan Officer:lena@lender.example";
 /// Default for `Take` in `GET /v1/sessions`.
 pub const DEFAULT_TAKE: i32 = 20;
 /// Largest accepted `Take`; a larger one is a 400.
@@ -66,6 +72,23 @@ pub struct MockConfig {
     /// `localhost:PORT`, `[::1]:PORT`, or the bound address itself): `name` for any port,
     /// `name:port` for that port only. Every other `Host` is refused (DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// The people who can sign in on the authorization page (default: [`DEFAULT_USER`]).
+    pub users: Vec<TestUser>,
+    /// The public native client (no secret) that may use the Authorization Code flow, beside
+    /// the confidential `client_id`.
+    pub public_client_id: String,
+    /// Redirect URIs accepted besides loopback ones (`http://127.0.0.1:{any port}/...`,
+    /// `http://[::1]:{any port}/...`), compared exactly; also accepted as
+    /// `post_logout_redirect_uri`.
+    pub redirect_uris: Vec<String>,
+    /// How long an authorization code can be exchanged (zero: never, which tests use).
+    pub code_lifetime: Duration,
+    /// How long a refresh token stays usable when it is not used (each use rotates it and
+    /// starts this again), like Keycloak's "SSO Session Idle".
+    pub refresh_token_lifetime: Duration,
+    /// How long a sign-in lasts at most, however often it is refreshed (Keycloak's "SSO Session
+    /// Max"); then the user signs in again.
+    pub sign_in_lifetime: Duration,
 }
 
 impl Default for MockConfig {
@@ -87,6 +110,12 @@ impl Default for MockConfig {
             upgradable_for_days: 30,
             organizational_unit_name: Some("Retail Lending".to_owned()),
             allowed_hosts: Vec::new(),
+            users: vec![DEFAULT_USER.parse().expect("the default user parses")],
+            public_client_id: DEFAULT_PUBLIC_CLIENT_ID.to_owned(),
+            redirect_uris: Vec::new(),
+            code_lifetime: Duration::from_secs(60),
+            refresh_token_lifetime: Duration::from_secs(30 * 60),
+            sign_in_lifetime: Duration::from_secs(10 * 3600),
         }
     }
 }
@@ -118,6 +147,27 @@ pub enum ConfigError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A test user that cannot be used (the message never repeats the password).
+    #[error("user {username:?}: {reason}")]
+    User {
+        /// The user name (or the start of the value when it has none).
+        username: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A redirect URI that cannot be accepted.
+    #[error("redirect URI {value:?} cannot be accepted: {reason}")]
+    RedirectUri {
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The public and the confidential client would share one id.
+    #[error(
+        "the public client id {0:?} is also the confidential client's id; give them different ids"
+    )]
+    ClientIdsClash(String),
 }
 
 impl MockConfig {
@@ -127,6 +177,9 @@ impl MockConfig {
             ("token_lifetime", Some(self.token_lifetime)),
             ("auto_complete_after", self.auto_complete_after),
             ("provider_delay", Some(self.provider_delay)),
+            ("code_lifetime", Some(self.code_lifetime)),
+            ("refresh_token_lifetime", Some(self.refresh_token_lifetime)),
+            ("sign_in_lifetime", Some(self.sign_in_lifetime)),
         ];
         for (setting, value) in durations {
             if let Some(value) = value {
@@ -144,6 +197,26 @@ impl MockConfig {
         }
         for host in &self.allowed_hosts {
             host.parse::<AllowedHost>()?;
+        }
+        self.validate_sign_in()
+    }
+
+    fn validate_sign_in(&self) -> Result<(), ConfigError> {
+        if self.public_client_id == self.client_id {
+            return Err(ConfigError::ClientIdsClash(self.public_client_id.clone()));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for user in &self.users {
+            user.check()?;
+            if !seen.insert(user.username.as_str()) {
+                return Err(ConfigError::User {
+                    username: user.username.clone(),
+                    reason: "is given twice; user names must be unique".into(),
+                });
+            }
+        }
+        for uri in &self.redirect_uris {
+            check_configured_redirect_uri(uri)?;
         }
         Ok(())
     }
@@ -278,6 +351,142 @@ impl fmt::Debug for MockConfig {
             .field("upgradable_for_days", &self.upgradable_for_days)
             .field("organizational_unit_name", &self.organizational_unit_name)
             .field("allowed_hosts", &self.allowed_hosts)
+            .field("users", &self.users)
+            .field("public_client_id", &self.public_client_id)
+            .field("redirect_uris", &self.redirect_uris)
+            .field("code_lifetime", &self.code_lifetime)
+            .field("refresh_token_lifetime", &self.refresh_token_lifetime)
+            .field("sign_in_lifetime", &self.sign_in_lifetime)
             .finish()
+    }
+}
+
+/// Someone who can sign in on the mock's authorization page.
+///
+/// Written `USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]` (so neither user name nor password holds
+/// a `:`); the display name (default: the user name) is the `name` claim and the
+/// `createdByName` of the sessions the user creates.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TestUser {
+    /// Signs in with this (`preferred_username`).
+    pub username: String,
+    /// The password (never printed by `Debug` or in errors).
+    pub password: String,
+    /// The display name (`name`).
+    pub name: String,
+    /// The e-mail address (`email`, with the `email` scope).
+    pub email: Option<String>,
+}
+
+impl fmt::Debug for TestUser {
+    // Only the user name: the rest is a secret or personal data.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestUser")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestUser {
+    fn check(&self) -> Result<(), ConfigError> {
+        let refuse = |reason: &str| ConfigError::User {
+            username: self.username.clone(),
+            reason: reason.to_owned(),
+        };
+        let username_ok = !self.username.is_empty()
+            && self.username.len() <= 64
+            && self
+                .username
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'@'));
+        if !username_ok {
+            return Err(refuse(
+                "a user name is 1-64 letters, digits, `.`, `_`, `-` or `@`",
+            ));
+        }
+        if self.password.is_empty() || self.password.len() > 256 {
+            return Err(refuse("the password must be 1-256 bytes"));
+        }
+        if self.name.trim().is_empty()
+            || self.name.chars().count() > 128
+            || self.name.chars().any(char::is_control)
+        {
+            return Err(refuse(
+                "the display name must be 1-128 characters without control characters",
+            ));
+        }
+        if let Some(email) = &self.email
+            && !email_address::EmailAddress::is_valid(email)
+        {
+            return Err(refuse("the e-mail address is not valid"));
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for TestUser {
+    type Err = ConfigError;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        let mut parts = value.splitn(4, ':');
+        let username = parts.next().unwrap_or_default().trim().to_owned();
+        let Some(password) = parts.next() else {
+            return Err(ConfigError::User {
+                username,
+                reason: "expected USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]".into(),
+            });
+        };
+        let name = parts
+            .next()
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .unwrap_or(&username)
+            .to_owned();
+        let email = parts
+            .next()
+            .map(str::trim)
+            .filter(|email| !email.is_empty())
+            .map(str::to_owned);
+        let user = TestUser {
+            username,
+            password: password.to_owned(),
+            name,
+            email,
+        };
+        user.check()?;
+        Ok(user)
+    }
+}
+
+/// A redirect URI given with `--redirect-uri`: `https`, `http` to a loopback host only (a
+/// code sent in clear over a network can be read on the way), or a private-use scheme in
+/// reverse domain order (RFC 8252 §7.1), with no fragment (RFC 6749 §3.1.2).
+pub fn check_configured_redirect_uri(value: &str) -> Result<url::Url, ConfigError> {
+    let refuse = |reason: &str| ConfigError::RedirectUri {
+        value: value.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let parsed = url::Url::parse(value).map_err(|error| refuse(&error.to_string()))?;
+    if parsed.fragment().is_some() {
+        return Err(refuse("a redirect URI has no fragment (RFC 6749 §3.1.2)"));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(refuse("a redirect URI carries no user name or password"));
+    }
+    match parsed.scheme() {
+        "https" => Ok(parsed),
+        "http" => match parsed.host() {
+            Some(url::Host::Domain("localhost")) => Ok(parsed),
+            Some(url::Host::Ipv4(ip)) if ip.is_loopback() => Ok(parsed),
+            Some(url::Host::Ipv6(ip)) if ip.is_loopback() => Ok(parsed),
+            _ => Err(refuse(
+                "plain http is accepted for loopback hosts only; use https",
+            )),
+        },
+        scheme if scheme.contains('.') => Ok(parsed),
+        _ => Err(refuse(
+            "use https, http on loopback, or a private-use scheme in reverse domain order \
+             (com.example.app:/callback, RFC 8252 §7.1)",
+        )),
     }
 }

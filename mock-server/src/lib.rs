@@ -27,6 +27,9 @@
 //! - The state file is written owner-only (0600) through a new exclusive temporary file, synced
 //!   and renamed; a change is answered only once saved, and a failed save changes nothing.
 //! - Settings are range-checked ([`MockConfig::validate`]) so no date arithmetic can overflow.
+//! - The identity provider's sign-in pages escape every value, load nothing from elsewhere and
+//!   refuse framing; their forms are bound to the pending request by a cookie and a CSRF token.
+//!   Codes and refresh tokens are single-use and stored as digests; a replay ends the sign-in.
 
 mod api;
 pub mod auth;
@@ -54,7 +57,7 @@ use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -189,6 +192,8 @@ impl MockServer {
             for record in saved.sessions {
                 store.sessions.insert(record.id, record);
             }
+            store.identity = saved.identity;
+            store.identity.prune(chrono::Utc::now());
         }
         let state = Arc::new(AppState::new(
             config,
@@ -246,6 +251,11 @@ impl MockServer {
         &self.state.config.client_id
     }
 
+    /// The public native client's id (Authorization Code flow with PKCE, no secret).
+    pub fn public_client_id(&self) -> &str {
+        &self.state.config.public_client_id
+    }
+
     /// The accepted client secret.
     pub fn client_secret(&self) -> &str {
         &self.state.config.client_secret
@@ -300,7 +310,7 @@ fn reachable(address: SocketAddr) -> SocketAddr {
 fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
     let api = api::routes()
         .route_layer(middleware::from_fn_with_state(
-            Arc::clone(&state.idp),
+            Arc::clone(&state),
             auth::require_bearer,
         ))
         .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
@@ -310,34 +320,15 @@ fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
             guard::refuse_cross_site,
         ))
         .layer(DefaultBodyLimit::max(CONTROL_BODY_LIMIT));
-    let realm = format!("/realms/{REALM}");
-    let identity = Router::new()
-        .route(
-            &format!("{realm}/.well-known/openid-configuration"),
-            get(auth::discovery),
-        )
-        .route(
-            &format!("{realm}/protocol/openid-connect/certs"),
-            get(auth::jwks),
-        )
-        .route(
-            &format!("{realm}/protocol/openid-connect/token"),
-            post(auth::token),
-        )
-        .route(
-            &format!("{realm}/protocol/openid-connect/auth"),
-            get(auth::authorize),
-        )
-        .layer(DefaultBodyLimit::max(TOKEN_BODY_LIMIT))
-        .with_state(Arc::clone(&state.idp));
+    let identity = auth::routes().layer(DefaultBodyLimit::max(TOKEN_BODY_LIMIT));
     let documents = Router::new()
         .route("/openapi/v1.json", get(openapi_json))
         .route("/openapi/v1.yaml", get(openapi_yaml));
     Router::new()
         .merge(api)
         .merge(control)
-        .with_state(state)
         .merge(identity)
+        .with_state(state)
         .merge(documents)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(CONTROL_BODY_LIMIT))
@@ -400,8 +391,14 @@ async fn problem_bodies(request: Request, next: Next) -> Response {
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/json"));
+    // The identity provider's pages answer people in HTML, errors included.
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/html"));
     // A 413 is rebuilt even when JSON, so that it always names the limit of its route.
-    if is_json && status != StatusCode::PAYLOAD_TOO_LARGE {
+    if (is_json || is_html) && status != StatusCode::PAYLOAD_TOO_LARGE {
         return response;
     }
     let (mut parts, body) = response.into_parts();

@@ -7,7 +7,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Parser;
 use creditdata_mock::config::{
-    AllowedHost, DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, MAX_DAYS, MAX_DURATION,
+    AllowedHost, DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET,
+    DEFAULT_PUBLIC_CLIENT_ID, MAX_DAYS, MAX_DURATION, TestUser, check_configured_redirect_uri,
 };
 use creditdata_mock::{MockConfig, MockServer, StartError};
 
@@ -61,6 +62,37 @@ struct Args {
         value_parser = allowed_host
     )]
     allowed_hosts: Vec<String>,
+    /// A person who can sign in: USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]; repeatable. The
+    /// display name becomes `createdByName`. Default: lena:lena-password:Lena Loan Officer.
+    #[arg(long = "user", value_name = "USER:PASSWORD[:NAME[:EMAIL]]", value_parser = test_user)]
+    users: Vec<TestUser>,
+    /// Client id of the public native client (no secret; Authorization Code with PKCE).
+    #[arg(long, env = "CREDITDATA_MOCK_PUBLIC_CLIENT_ID", default_value = DEFAULT_PUBLIC_CLIENT_ID)]
+    public_client_id: String,
+    /// A redirect URI accepted besides loopback ones (http://127.0.0.1:ANY/..., http://[::1]:ANY/...),
+    /// compared exactly; repeatable.
+    #[arg(long = "redirect-uri", value_name = "URI", value_parser = redirect_uri)]
+    redirect_uris: Vec<String>,
+    /// How long an authorization code can be exchanged.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    code_lifetime: Duration,
+    /// How long an unused refresh token stays valid (each use rotates it).
+    #[arg(long, default_value = "30m", value_parser = parse_duration)]
+    refresh_token_lifetime: Duration,
+    /// How long a sign-in lasts at most, however often it is refreshed.
+    #[arg(long, default_value = "10h", value_parser = parse_duration)]
+    sign_in_lifetime: Duration,
+}
+
+fn test_user(text: &str) -> Result<TestUser, String> {
+    text.parse()
+        .map_err(|error: creditdata_mock::ConfigError| error.to_string())
+}
+
+fn redirect_uri(text: &str) -> Result<String, String> {
+    check_configured_redirect_uri(text.trim())
+        .map(|_| text.trim().to_owned())
+        .map_err(|error| error.to_string())
 }
 
 /// A day count the mock can compute dates with.
@@ -163,7 +195,20 @@ async fn run() -> anyhow::Result<()> {
         deadline_days: args.deadline_days,
         extension_days: args.extension_days,
         allowed_hosts: args.allowed_hosts,
+        public_client_id: args.public_client_id,
+        redirect_uris: args.redirect_uris,
+        code_lifetime: args.code_lifetime,
+        refresh_token_lifetime: args.refresh_token_lifetime,
+        sign_in_lifetime: args.sign_in_lifetime,
         ..MockConfig::default()
+    };
+    let config = if args.users.is_empty() {
+        config
+    } else {
+        MockConfig {
+            users: args.users,
+            ..config
+        }
     };
     let server = MockServer::start(config).await?;
     // Machine-readable lines first: `listening on URL`, then shell-pasteable exports.
@@ -173,6 +218,19 @@ async fn run() -> anyhow::Result<()> {
     println!("export CREDITDATA_TOKEN_URL={}", server.token_url());
     println!("export CREDITDATA_CLIENT_ID={}", server.client_id());
     println!("export CREDITDATA_CLIENT_SECRET={}", server.client_secret());
+    // Who can sign in, without their passwords (the default user's is in the README).
+    let users: Vec<&str> = server
+        .config()
+        .users
+        .iter()
+        .map(|user| user.username.as_str())
+        .collect();
+    println!(
+        "sign-in: client {} (public, PKCE) at {}/protocol/openid-connect/auth; users: {}",
+        server.public_client_id(),
+        server.issuer(),
+        users.join(", ")
+    );
     tracing::info!(
         "serving /v1 (bearer token required), /_mock control endpoints and /openapi/v1.json; Ctrl-C stops"
     );

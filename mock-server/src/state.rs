@@ -9,6 +9,7 @@ use creditdata_client::types::Session;
 use uuid::Uuid;
 
 use crate::auth::IdentityProvider;
+use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
 use crate::data::{Dossier, DossierCache};
 use crate::problem::Problem;
@@ -152,6 +153,26 @@ impl AppState {
         self.commit(writer, Change::Clear).await
     }
 
+    /// Applies `change` to the identity provider's state (pruned of what has expired by `now`)
+    /// and saves it, under the same writer lock as session changes: what the change saw is
+    /// what it replaces, so two refreshes of one token cannot both rotate it. Nothing is
+    /// written when nothing changed; nothing changes when the save fails.
+    pub async fn update_identity<T>(
+        self: &Arc<Self>,
+        change: impl FnOnce(&mut IdentityState, DateTime<Utc>) -> T,
+    ) -> Result<T, Problem> {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
+        let now = Utc::now();
+        let current = self.read_store().identity.clone();
+        let mut updated = current.clone();
+        updated.prune(now);
+        let outcome = change(&mut updated, now);
+        if updated != current {
+            self.commit(writer, Change::Identity(updated)).await?;
+        }
+        Ok(outcome)
+    }
+
     /// Writes the state file (when configured) with the current state.
     pub async fn persist(self: &Arc<Self>) -> Result<(), Problem> {
         let writer = Arc::clone(&self.writer).lock_owned().await;
@@ -196,7 +217,7 @@ impl AppState {
         let store = self.read_store();
         let mut sessions: Vec<SessionRecord> = match change {
             Change::Clear => Vec::new(),
-            Change::Nothing => store.sessions.values().cloned().collect(),
+            Change::Nothing | Change::Identity(_) => store.sessions.values().cloned().collect(),
             Change::Put(changed) => store
                 .sessions
                 .values()
@@ -204,6 +225,10 @@ impl AppState {
                 .chain(std::iter::once(changed))
                 .cloned()
                 .collect(),
+        };
+        let identity = match change {
+            Change::Identity(identity) => identity.clone(),
+            _ => store.identity.clone(),
         };
         drop(store);
         sessions.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
@@ -213,6 +238,7 @@ impl AppState {
                 .keep_key_in_state
                 .then(|| self.idp.key().pkcs8_pem().to_owned()),
             sessions,
+            identity,
         }
     }
 }
@@ -225,6 +251,8 @@ enum Change {
     Clear,
     /// Saves the state as it is.
     Nothing,
+    /// Replaces the identity provider's state.
+    Identity(IdentityState),
 }
 
 impl Change {
@@ -238,6 +266,7 @@ impl Change {
                 dossiers.clear();
             }
             Change::Nothing => {}
+            Change::Identity(identity) => store.identity = identity,
         }
     }
 }

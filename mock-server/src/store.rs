@@ -16,6 +16,7 @@ use creditdata_client::types::{
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
 
 /// A session as the mock stores it.
@@ -319,11 +320,13 @@ pub fn package_output(package: DataPackageInput) -> DataPackage {
     }
 }
 
-/// All sessions.
+/// All sessions, and who is signed in.
 #[derive(Debug, Default)]
 pub struct Store {
     /// Sessions by id.
     pub sessions: HashMap<Uuid, SessionRecord>,
+    /// The identity provider's sign-ins and revoked access tokens.
+    pub identity: IdentityState,
 }
 
 /// The state file's content (its `Debug` shows neither the key nor the sessions).
@@ -336,6 +339,10 @@ pub struct StateFile {
     pub signing_key_pem: Option<String>,
     /// Sessions, oldest first.
     pub sessions: Vec<SessionRecord>,
+    /// Users' sign-ins (refresh tokens as digests) and revoked access tokens; absent in files
+    /// written before users could sign in.
+    #[serde(default)]
+    pub identity: IdentityState,
 }
 
 /// Current state-file format.
@@ -436,6 +443,7 @@ impl std::fmt::Debug for StateFile {
                 &self.signing_key_pem.as_ref().map(|_| "<redacted>"),
             )
             .field("sessions", &self.sessions.len())
+            .field("identity", &self.identity)
             .finish()
     }
 }
@@ -514,6 +522,7 @@ mod tests {
             version: STATE_VERSION,
             signing_key_pem: None,
             sessions: vec![record(now)],
+            identity: IdentityState::default(),
         };
         state.save(&path).expect("save");
         let loaded = StateFile::load(&path).expect("load").expect("present");

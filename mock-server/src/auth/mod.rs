@@ -1,31 +1,44 @@
-//! The identity provider: a Keycloak-style OpenID Connect issuer with discovery, JWKS and the
-//! client-credentials grant, and the bearer-token check every API call goes through.
+//! The identity provider: a Keycloak-style OpenID Connect issuer with discovery, JWKS, the
+//! client-credentials grant, the Authorization Code flow with PKCE for people (sign-in and
+//! consent pages, refresh tokens with rotation, ID tokens, revocation, RP-initiated logout),
+//! and the bearer-token check every API call goes through.
 //!
 //! Tokens are ES256 JWTs signed with a P-256 key that is generated at start (or loaded from a
 //! PEM file, or kept in the state file so tokens survive a restart).
 
+mod authorize;
+mod clients;
+mod codes;
+mod discovery;
+pub mod grants;
+mod pages;
+mod session_end;
+mod token;
+
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
-use axum::body::Bytes;
+use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use chrono::Utc;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
 use p256::elliptic_curve::sec1::ToEncodedPoint;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use sha2::{Digest as _, Sha256};
 
+use crate::config::TestUser;
 use crate::problem::Problem;
+use crate::state::AppState;
 
 /// The realm name in the issuer path (`{base}/realms/consumer`).
 pub const REALM: &str = "consumer";
@@ -138,20 +151,114 @@ pub struct Claims {
     pub azp: String,
     /// Granted scopes.
     pub scope: String,
-    /// The service account's user name (`service-account-{client_id}`).
+    /// The user name: the signed-in user's, or the service account's
+    /// (`service-account-{client_id}`).
     pub preferred_username: String,
-    /// The client id (Keycloak adds it for service accounts).
-    #[serde(rename = "clientId")]
-    pub client_id: String,
+    /// The client id (Keycloak adds it for service accounts only).
+    #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The signed-in user's display name (tokens of the Authorization Code flow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The sign-in the token belongs to (tokens of the Authorization Code flow): once it ends
+    /// (logout, revocation, a replayed code or refresh token), the token is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// When the user signed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_time: Option<i64>,
+}
+
+/// The claims of an ID token (OpenID Connect Core §2).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IdTokenClaims {
+    /// Issuer.
+    pub iss: String,
+    /// The user's stable id.
+    pub sub: String,
+    /// The client id.
+    pub aud: String,
+    /// Expiry.
+    pub exp: i64,
+    /// Issued at.
+    pub iat: i64,
+    /// When the user typed their password.
+    pub auth_time: i64,
+    /// The authorization request's `nonce`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+    /// Authorized party: the client id.
+    pub azp: String,
+    /// The sign-in (ended by logout with this token as `id_token_hint`).
+    pub sid: String,
+    /// Token type (`ID`, as Keycloak writes it): never accepted by the API.
+    pub typ: String,
+    /// Left half of the access token's SHA-256 (OpenID Connect Core §3.1.3.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_hash: Option<String>,
+    /// Display name.
+    pub name: String,
+    /// User name.
+    pub preferred_username: String,
+    /// E-mail address (with the `email` scope, when the user has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// Whether the address is verified (test users' addresses are taken as verified).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_verified: Option<bool>,
 }
 
 /// Who called the API (put in the request's extensions by the bearer check).
 #[derive(Debug, Clone)]
 pub struct Caller {
-    /// The client id of the token.
+    /// The client id of the token (`azp`).
     pub client_id: String,
-    /// The service account's user name, used as `createdByName`.
+    /// The user name (`preferred_username`).
     pub username: String,
+    /// The signed-in user's display name; `None` for client-credentials tokens.
+    pub name: Option<String>,
+}
+
+impl Caller {
+    /// The `createdByName` of what this caller creates: a signed-in user's display name, or
+    /// the service account's user name.
+    pub fn created_by_name(self) -> String {
+        self.name.unwrap_or(self.username)
+    }
+}
+
+/// The stable `sub` of a test user (the same across restarts).
+pub fn user_subject(username: &str) -> String {
+    uuid::Uuid::new_v5(
+        &uuid::Uuid::NAMESPACE_URL,
+        format!("creditdata-mock:user:{username}").as_bytes(),
+    )
+    .to_string()
+}
+
+/// A user's sign-in, as tokens are minted for it.
+#[derive(Debug, Clone, Copy)]
+pub struct SignIn<'a> {
+    /// Who.
+    pub user: &'a TestUser,
+    /// To which client.
+    pub client_id: &'a str,
+    /// The granted scopes, space-separated.
+    pub scope: &'a str,
+    /// The sign-in (refresh-token family).
+    pub sid: uuid::Uuid,
+    /// When the password was typed.
+    pub auth_time: DateTime<Utc>,
+    /// The authorization request's `nonce`.
+    pub nonce: Option<&'a str>,
+}
+
+/// The signed tokens of one answer of the token endpoint to a user's client.
+pub struct UserTokens {
+    /// The access token.
+    pub access_token: String,
+    /// The ID token, with the `openid` scope.
+    pub id_token: Option<String>,
 }
 
 /// Issues and checks tokens.
@@ -165,6 +272,10 @@ pub struct IdentityProvider {
     /// Tokens whose signature already verified, with their claims (ECDSA verification is the
     /// most expensive step of a request).
     verified: Mutex<HashMap<String, Claims>>,
+    /// Authorization requests waiting for sign-in or consent (in memory: they last minutes).
+    pending: authorize::PendingRequests,
+    /// Authorization codes issued and not yet forgotten (in memory: they last a minute).
+    codes: codes::CodeStore,
 }
 
 /// Most tokens remembered as verified.
@@ -213,6 +324,8 @@ impl IdentityProvider {
             client_secret,
             key,
             verified: Mutex::new(HashMap::new()),
+            pending: authorize::PendingRequests::default(),
+            codes: codes::CodeStore::default(),
         }
     }
 
@@ -229,6 +342,99 @@ impl IdentityProvider {
     /// The token endpoint URL.
     pub fn token_endpoint(&self) -> String {
         format!("{}/protocol/openid-connect/token", self.issuer)
+    }
+
+    /// The endpoint URL `{issuer}/protocol/openid-connect/{name}`.
+    pub fn endpoint(&self, name: &str) -> String {
+        format!("{}/protocol/openid-connect/{name}", self.issuer)
+    }
+
+    /// The access-token lifetime in seconds.
+    pub fn lifetime_seconds(&self) -> i64 {
+        i64::try_from(self.lifetime.as_secs()).unwrap_or(i64::MAX / 2)
+    }
+
+    fn sign<T: Serialize>(&self, claims: &T) -> Result<String, Problem> {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(self.key.kid.clone());
+        header.typ = Some("JWT".into());
+        jsonwebtoken::encode(&header, claims, &self.key.encoding)
+            .map_err(|e| Problem::internal(format!("could not sign the token: {e}")))
+    }
+
+    /// Signs the access token (and, with the `openid` scope, the ID token) of a user's sign-in.
+    pub fn mint_for_user(&self, sign_in: SignIn<'_>) -> Result<UserTokens, Problem> {
+        let now = Utc::now().timestamp();
+        let exp = now.saturating_add(self.lifetime_seconds());
+        let subject = user_subject(&sign_in.user.username);
+        let access = Claims {
+            exp,
+            iat: now,
+            jti: uuid::Uuid::new_v4().to_string(),
+            iss: self.issuer.clone(),
+            aud: self.audience.clone(),
+            sub: subject.clone(),
+            typ: "Bearer".into(),
+            azp: sign_in.client_id.to_owned(),
+            scope: sign_in.scope.to_owned(),
+            preferred_username: sign_in.user.username.clone(),
+            client_id: None,
+            name: Some(sign_in.user.name.clone()),
+            sid: Some(sign_in.sid.to_string()),
+            auth_time: Some(sign_in.auth_time.timestamp()),
+        };
+        let access_token = self.sign(&access)?;
+        let scopes: Vec<&str> = sign_in.scope.split_ascii_whitespace().collect();
+        if !scopes.contains(&"openid") {
+            return Ok(UserTokens {
+                access_token,
+                id_token: None,
+            });
+        }
+        let email = scopes
+            .contains(&"email")
+            .then(|| sign_in.user.email.clone())
+            .flatten();
+        let digest = Sha256::digest(access_token.as_bytes());
+        let id = IdTokenClaims {
+            iss: self.issuer.clone(),
+            sub: subject,
+            aud: sign_in.client_id.to_owned(),
+            exp,
+            iat: now,
+            auth_time: sign_in.auth_time.timestamp(),
+            nonce: sign_in.nonce.map(str::to_owned),
+            azp: sign_in.client_id.to_owned(),
+            sid: sign_in.sid.to_string(),
+            typ: "ID".into(),
+            at_hash: Some(URL_SAFE_NO_PAD.encode(&digest[..16])),
+            name: sign_in.user.name.clone(),
+            preferred_username: sign_in.user.username.clone(),
+            email_verified: email.as_ref().map(|_| true),
+            email,
+        };
+        Ok(UserTokens {
+            access_token,
+            id_token: Some(self.sign(&id)?),
+        })
+    }
+
+    /// The claims of an ID token this issuer signed, whatever its expiry (an expired ID token
+    /// is still a fine `id_token_hint`, OpenID Connect RP-Initiated Logout §2).
+    pub fn verify_id_token_hint(&self, token: &str) -> Option<IdTokenClaims> {
+        let header = jsonwebtoken::decode_header(token).ok()?;
+        if header.alg != Algorithm::ES256 || header.kid.as_deref() != Some(self.key.kid.as_str()) {
+            return None;
+        }
+        let mut validation = Validation::new(Algorithm::ES256);
+        validation.validate_exp = false;
+        validation.validate_aud = false;
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_required_spec_claims(&["iss", "aud", "sub"]);
+        let claims = jsonwebtoken::decode::<IdTokenClaims>(token, &self.key.decoding, &validation)
+            .ok()?
+            .claims;
+        (claims.typ == "ID").then_some(claims)
     }
 
     /// Signs an access token for the configured client.
@@ -255,13 +461,12 @@ impl IdentityProvider {
             azp: self.client_id.clone(),
             scope: "openid".into(),
             preferred_username: format!("service-account-{}", self.client_id),
-            client_id: self.client_id.clone(),
+            client_id: Some(self.client_id.clone()),
+            name: None,
+            sid: None,
+            auth_time: None,
         };
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some(self.key.kid.clone());
-        header.typ = Some("JWT".into());
-        jsonwebtoken::encode(&header, &claims, &self.key.encoding)
-            .map_err(|e| Problem::internal(format!("could not sign the token: {e}")))
+        self.sign(&claims)
     }
 
     /// Checks a bearer token; the error is the 401 to send. A token that verified before is
@@ -306,7 +511,7 @@ impl IdentityProvider {
         validation.set_audience(&[&self.audience]);
         validation.set_issuer(&[&self.issuer]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        jsonwebtoken::decode::<Claims>(token, &self.key.decoding, &validation)
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.key.decoding, &validation)
             .map(|data| data.claims)
             .map_err(|error| {
                 invalid_token(match error.kind() {
@@ -326,23 +531,23 @@ impl IdentityProvider {
                     }
                     _ => "The access token is not a valid JWT of this issuer.".to_owned(),
                 })
-            })
+            })?;
+        // An ID token or anything else this key signed is not an access token.
+        if claims.typ != "Bearer" {
+            return Err(invalid_token(
+                "The token is not an access token (typ is not Bearer); send the access_token of \
+                 the token response, not the id_token.",
+            ));
+        }
+        Ok(claims)
     }
 
-    fn client_secret_matches(&self, client_id: &str, secret: &str) -> bool {
+    pub(crate) fn client_secret_matches(&self, client_id: &str, secret: &str) -> bool {
         // Both comparisons always run, and each in time independent of where bytes differ.
         let id_ok = constant_time_eq(client_id.as_bytes(), self.client_id.as_bytes());
         let secret_ok = constant_time_eq(secret.as_bytes(), self.client_secret.as_bytes());
         id_ok & secret_ok
     }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = u8::from(a.len() != b.len());
-    for (i, byte) in a.iter().enumerate() {
-        diff |= byte ^ b.get(i % b.len().max(1)).copied().unwrap_or(0);
-    }
-    diff == 0
 }
 
 fn invalid_token(description: impl Into<String>) -> Problem {
@@ -356,35 +561,61 @@ fn invalid_token(description: impl Into<String>) -> Problem {
 
 /// Axum middleware: refuses the request with 401 unless it carries a valid bearer token.
 pub async fn require_bearer(
-    State(idp): State<Arc<IdentityProvider>>,
+    State(state): State<Arc<AppState>>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
-        return Problem::unauthorized(
-            "The request has no Authorization header; send `Authorization: Bearer <access token>` \
-             with a token from the token endpoint.",
-            format!("Bearer realm=\"{REALM}\""),
-        )
-        .into_response();
-    };
-    let Some(token) = value.to_str().ok().and_then(bearer_token) else {
-        return Problem::unauthorized(
-            "The Authorization header is not of the form `Bearer <access token>`.",
-            format!("Bearer realm=\"{REALM}\", error=\"invalid_request\""),
-        )
-        .into_response();
-    };
-    match idp.verify(token) {
+    match authenticate_bearer(&state, request.headers()) {
         Ok(claims) => {
             request.extensions_mut().insert(Caller {
-                client_id: claims.client_id,
+                client_id: claims.azp,
                 username: claims.preferred_username,
+                name: claims.name,
             });
             next.run(request).await
         }
         Err(problem) => problem.into_response(),
     }
+}
+
+/// The claims of the request's bearer token, once its signature, issuer, audience and expiry
+/// check out and neither it nor its sign-in was revoked; otherwise the 401 to send.
+pub(crate) fn authenticate_bearer(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Claims, Problem> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(Problem::unauthorized(
+            "The request has no Authorization header; send `Authorization: Bearer <access token>` \
+             with a token from the token endpoint.",
+            format!("Bearer realm=\"{REALM}\""),
+        ));
+    };
+    let Some(token) = value.to_str().ok().and_then(bearer_token) else {
+        return Err(Problem::unauthorized(
+            "The Authorization header is not of the form `Bearer <access token>`.",
+            format!("Bearer realm=\"{REALM}\", error=\"invalid_request\""),
+        ));
+    };
+    let claims = state.idp.verify(token)?;
+    let now = Utc::now();
+    let store = state.read_store();
+    if store.identity.is_access_token_revoked(&claims.jti) {
+        return Err(invalid_token("The access token was revoked."));
+    }
+    if let Some(sid) = &claims.sid {
+        let live = uuid::Uuid::parse_str(sid)
+            .ok()
+            .and_then(|sid| store.identity.grant(sid, now))
+            .is_some();
+        if !live {
+            return Err(invalid_token(
+                "The sign-in this access token belongs to has ended (signed out, revoked or \
+                 expired); sign in again.",
+            ));
+        }
+    }
+    Ok(claims)
 }
 
 fn bearer_token(value: &str) -> Option<&str> {
@@ -393,57 +624,53 @@ fn bearer_token(value: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// `GET {issuer}/.well-known/openid-configuration`
-pub async fn discovery(State(idp): State<Arc<IdentityProvider>>) -> Response {
-    let issuer = &idp.issuer;
-    Json(json!({
-        "issuer": issuer,
-        "authorization_endpoint": format!("{issuer}/protocol/openid-connect/auth"),
-        "token_endpoint": idp.token_endpoint(),
-        "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
-        "grant_types_supported": ["client_credentials"],
-        "response_types_supported": ["code"],
-        "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": ["ES256"],
-        "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
-        "scopes_supported": ["openid"],
-        "claims_supported": ["iss", "sub", "aud", "exp", "iat", "azp", "scope", "preferred_username"],
-    }))
-    .into_response()
-}
-
-/// `GET {issuer}/protocol/openid-connect/certs`
-pub async fn jwks(State(idp): State<Arc<IdentityProvider>>) -> Response {
-    Json(json!({ "keys": [idp.key.jwk.clone()] })).into_response()
-}
-
-/// `GET {issuer}/protocol/openid-connect/auth`: the mock has no interactive login.
-pub async fn authorize() -> Response {
-    oauth_error(
-        StatusCode::BAD_REQUEST,
-        "unsupported_response_type",
-        "This mock identity provider supports only the client-credentials grant at the token \
-         endpoint; there is no interactive login.",
-        None,
-    )
+/// The identity provider's routes, under `/realms/{REALM}`.
+pub fn routes() -> Router<Arc<AppState>> {
+    let realm = format!("/realms/{REALM}");
+    let protocol = format!("{realm}/protocol/openid-connect");
+    Router::new()
+        .route(
+            &format!("{realm}/.well-known/openid-configuration"),
+            get(discovery::discovery),
+        )
+        .route(&format!("{protocol}/certs"), get(discovery::jwks))
+        .route(&format!("{protocol}/token"), post(token::token))
+        .route(&format!("{protocol}/auth"), get(authorize::authorize))
+        .route(
+            &format!("{realm}/login-actions/authenticate"),
+            post(authorize::sign_in),
+        )
+        .route(
+            &format!("{realm}/login-actions/consent"),
+            post(authorize::consent),
+        )
+        .route(
+            &format!("{protocol}/logout"),
+            get(session_end::end_session_query).post(session_end::end_session_form),
+        )
+        .route(&format!("{protocol}/revoke"), post(session_end::revoke))
+        .route(
+            &format!("{protocol}/userinfo"),
+            get(session_end::userinfo).post(session_end::userinfo),
+        )
 }
 
 /// An RFC 6749 §5.2 error response.
-fn oauth_error(
+pub(crate) fn oauth_error(
     status: StatusCode,
     error: &str,
     description: &str,
-    basic_challenge: Option<()>,
+    basic_challenge: bool,
 ) -> Response {
     let mut response = (
         status,
-        Json(json!({ "error": error, "error_description": description })),
+        axum::Json(json!({ "error": error, "error_description": description })),
     )
         .into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
-    if basic_challenge.is_some() {
+    if basic_challenge {
         headers.insert(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Basic realm=\"consumer\""),
@@ -452,14 +679,29 @@ fn oauth_error(
     response
 }
 
-/// `POST {issuer}/protocol/openid-connect/token`: the client-credentials grant (RFC 6749 §4.4),
-/// client authentication by `client_secret_post` or `client_secret_basic`.
-pub async fn token(
-    State(idp): State<Arc<IdentityProvider>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let form_encoded = headers
+/// Form parameters, each at most once (RFC 6749 §3.1, §3.2): one pass with a map, so the work
+/// grows with the body whatever an anonymous caller sends. The error names the repeated one.
+pub(crate) fn single_valued(form: &[u8]) -> Result<HashMap<String, String>, String> {
+    let mut params: HashMap<String, String> = HashMap::new();
+    for (name, value) in form_urlencoded::parse(form) {
+        match params.entry(name.into_owned()) {
+            std::collections::hash_map::Entry::Occupied(repeated) => {
+                return Err(format!(
+                    "The parameter `{}` is given more than once.",
+                    repeated.key()
+                ));
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(value.into_owned());
+            }
+        }
+    }
+    Ok(params)
+}
+
+/// Whether the request's body is declared form-encoded.
+pub(crate) fn is_form_encoded(headers: &HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(';').next())
@@ -467,180 +709,16 @@ pub async fn token(
             media
                 .trim()
                 .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    if !form_encoded {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded).",
-            None,
-        );
-    }
-    // One pass with a map: the work grows with the body, whatever an anonymous caller sends.
-    let mut params: HashMap<String, String> = HashMap::new();
-    for (name, value) in form_urlencoded::parse(&body) {
-        match params.entry(name.into_owned()) {
-            Entry::Occupied(repeated) => {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_request",
-                    &format!(
-                        "The parameter `{}` is given more than once.",
-                        repeated.key()
-                    ),
-                    None,
-                );
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(value.into_owned());
-            }
-        }
-    }
-    let param = |name: &str| params.get(name).map(String::as_str);
-
-    let Some(grant_type) = param("grant_type") else {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "Missing form parameter: grant_type",
-            None,
-        );
-    };
-
-    let basic = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, rest) = value.trim().split_once(' ')?;
-            scheme.eq_ignore_ascii_case("basic").then_some(rest.trim())
-        });
-    let (client_id, client_secret, used_basic) = match (basic, param("client_secret")) {
-        (Some(_), Some(_)) => {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                "The client authenticated with both HTTP Basic and client_secret in the body; use one.",
-                None,
-            );
-        }
-        (Some(encoded), None) => match decode_basic(encoded) {
-            Some((id, secret)) => (id, secret, true),
-            None => {
-                return oauth_error(
-                    StatusCode::UNAUTHORIZED,
-                    "invalid_client",
-                    "The HTTP Basic credentials are not base64 of `client_id:client_secret`.",
-                    Some(()),
-                );
-            }
-        },
-        (None, Some(secret)) => match param("client_id") {
-            Some(id) => (id.to_owned(), secret.to_owned(), false),
-            None => {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_request",
-                    "Missing form parameter: client_id",
-                    None,
-                );
-            }
-        },
-        (None, None) => {
-            return oauth_error(
-                StatusCode::UNAUTHORIZED,
-                "invalid_client",
-                "Client authentication is required: client_id and client_secret in the body, or HTTP Basic.",
-                None,
-            );
-        }
-    };
-    if used_basic
-        && let Some(body_id) = param("client_id")
-        && body_id != client_id
-    {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "client_id in the body differs from the HTTP Basic client id.",
-            None,
-        );
-    }
-    if !idp.client_secret_matches(&client_id, &client_secret) {
-        return oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "Invalid client or Invalid client credentials",
-            used_basic.then_some(()),
-        );
-    }
-    if grant_type != "client_credentials" {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "unsupported_grant_type",
-            &format!(
-                "Unsupported grant_type `{grant_type}`; this client may use client_credentials only."
-            ),
-            None,
-        );
-    }
-    if let Some(scope) = param("scope") {
-        let unknown: Vec<&str> = scope
-            .split_ascii_whitespace()
-            .filter(|scope| *scope != "openid")
-            .collect();
-        if !unknown.is_empty() {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_scope",
-                &format!(
-                    "Unknown scope: {}; the only scope is openid.",
-                    unknown.join(" ")
-                ),
-                None,
-            );
-        }
-    }
-    match idp.mint(&TokenOptions::default()) {
-        Ok(access_token) => {
-            let mut response = Json(json!({
-                "access_token": access_token,
-                "expires_in": idp.lifetime.as_secs(),
-                "refresh_expires_in": 0,
-                "token_type": "Bearer",
-                "not-before-policy": 0,
-                "scope": "openid",
-            }))
-            .into_response();
-            let headers = response.headers_mut();
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
-            response
-        }
-        Err(problem) => oauth_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            problem
-                .body()
-                .detail
-                .as_deref()
-                .unwrap_or("token signing failed"),
-            None,
-        ),
-    }
+        })
 }
 
-/// `client_id:client_secret`, each form-urlencoded (RFC 6749 §2.3.1), in base64.
-fn decode_basic(encoded: &str) -> Option<(String, String)> {
-    let decoded = STANDARD.decode(encoded).ok()?;
-    let decoded = String::from_utf8(decoded).ok()?;
-    let (id, secret) = decoded.split_once(':')?;
-    let unescape = |part: &str| -> String {
-        form_urlencoded::parse(format!("v={part}").as_bytes())
-            .next()
-            .map(|(_, value)| value.into_owned())
-            .unwrap_or_default()
-    };
-    Some((unescape(id), unescape(secret)))
+/// Equality whose time depends on the lengths only, not on where the bytes differ.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for (i, byte) in a.iter().enumerate() {
+        diff |= byte ^ b.get(i % b.len().max(1)).copied().unwrap_or(0);
+    }
+    diff == 0
 }
 
 #[cfg(test)]
@@ -704,16 +782,6 @@ mod tests {
         let again = SigningKey::from_pkcs8_pem(key.pkcs8_pem()).expect("parse");
         assert_eq!(key.kid, again.kid);
         assert!(SigningKey::from_pkcs8_pem("garbage").is_err());
-    }
-
-    #[test]
-    fn basic_credentials_are_form_decoded() {
-        let encoded = STANDARD.encode("my%20client:s%3Acret");
-        assert_eq!(
-            decode_basic(&encoded),
-            Some(("my client".into(), "s:cret".into()))
-        );
-        assert_eq!(decode_basic("***"), None);
     }
 
     #[test]
