@@ -66,6 +66,9 @@ pub struct MockConfig {
     /// `localhost:PORT`, `[::1]:PORT`, or the bound address itself): `name` for any port,
     /// `name:port` for that port only. Every other `Host` is refused (DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// Latency, the service's rate limit and faults; all off by default (see
+    /// [`Realism`](crate::realism::Realism)).
+    pub realism: crate::realism::Realism,
 }
 
 impl Default for MockConfig {
@@ -87,6 +90,7 @@ impl Default for MockConfig {
             upgradable_for_days: 30,
             organizational_unit_name: Some("Retail Lending".to_owned()),
             allowed_hosts: Vec::new(),
+            realism: crate::realism::Realism::default(),
         }
     }
 }
@@ -118,6 +122,9 @@ pub enum ConfigError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A latency, rate limit or fault setting that cannot be used.
+    #[error(transparent)]
+    Realism(#[from] crate::realism::RealismError),
 }
 
 impl MockConfig {
@@ -145,6 +152,7 @@ impl MockConfig {
         for host in &self.allowed_hosts {
             host.parse::<AllowedHost>()?;
         }
+        self.realism.validate()?;
         Ok(())
     }
 
@@ -278,6 +286,7 @@ impl fmt::Debug for MockConfig {
             .field("upgradable_for_days", &self.upgradable_for_days)
             .field("organizational_unit_name", &self.organizational_unit_name)
             .field("allowed_hosts", &self.allowed_hosts)
+            .field("realism", &self.realism)
             .finish()
     }
 }
