@@ -364,6 +364,28 @@ async fn faults_repeat_for_a_seed_and_every_configured_kind_occurs() {
 }
 
 #[tokio::test]
+async fn fault_draws_follow_the_route_template_not_the_ids_in_the_path() {
+    let statuses = || async {
+        let harness = Harness::with(with_realism(
+            Realism::new()
+                .faults("503:50%".parse().expect("faults"))
+                .seed(5),
+        ))
+        .await;
+        let mut statuses = Vec::new();
+        for _ in 0..40 {
+            // A new (unknown) session each time: 404 unless a 503 is injected.
+            let path = format!("/v1/sessions/{}/scores", uuid::Uuid::new_v4());
+            statuses.push(harness.get(&path).await.status().as_u16());
+        }
+        statuses
+    };
+    let first = statuses().await;
+    assert!(first.contains(&503) && first.contains(&404), "{first:?}");
+    assert_eq!(first, statuses().await, "other ids, same route, same draws");
+}
+
+#[tokio::test]
 async fn injected_429s_say_when_to_retry_and_the_report_counts_every_fault() {
     let harness = Harness::with(with_realism(
         Realism::new().faults(Faults::new().with(Fault::TooManyRequests, 100.0)),
