@@ -89,6 +89,9 @@ pub struct MockConfig {
     /// How long a sign-in lasts at most, however often it is refreshed (Keycloak's "SSO Session
     /// Max"); then the user signs in again.
     pub sign_in_lifetime: Duration,
+    /// Latency, the service's rate limit and faults; all off by default (see
+    /// [`Realism`](crate::realism::Realism)).
+    pub realism: crate::realism::Realism,
 }
 
 impl Default for MockConfig {
@@ -116,6 +119,7 @@ impl Default for MockConfig {
             code_lifetime: Duration::from_secs(60),
             refresh_token_lifetime: Duration::from_secs(30 * 60),
             sign_in_lifetime: Duration::from_secs(10 * 3600),
+            realism: crate::realism::Realism::default(),
         }
     }
 }
@@ -168,6 +172,9 @@ pub enum ConfigError {
         "the public client id {0:?} is also the confidential client's id; give them different ids"
     )]
     ClientIdsClash(String),
+    /// A latency, rate limit or fault setting that cannot be used.
+    #[error(transparent)]
+    Realism(#[from] crate::realism::RealismError),
 }
 
 impl MockConfig {
@@ -218,6 +225,7 @@ impl MockConfig {
         for uri in &self.redirect_uris {
             check_configured_redirect_uri(uri)?;
         }
+        self.realism.validate()?;
         Ok(())
     }
 
@@ -357,6 +365,7 @@ impl fmt::Debug for MockConfig {
             .field("code_lifetime", &self.code_lifetime)
             .field("refresh_token_lifetime", &self.refresh_token_lifetime)
             .field("sign_in_lifetime", &self.sign_in_lifetime)
+            .field("realism", &self.realism)
             .finish()
     }
 }

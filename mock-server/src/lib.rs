@@ -40,6 +40,7 @@ mod data;
 mod files;
 mod guard;
 mod problem;
+pub mod realism;
 mod render;
 mod report;
 mod state;
@@ -66,6 +67,7 @@ pub use auth::TokenOptions;
 pub use config::{ConfigError, DEFAULT_TAKE, MAX_TAKE, MockConfig};
 pub use guard::CONTROL_HEADER;
 pub use problem::Problem;
+pub use realism::Realism;
 /// How the PDF report writes text (tests use it to find names in the report's bytes).
 pub use render::pdf::win_ansi;
 pub use store::StateError;
@@ -187,6 +189,7 @@ impl MockServer {
             config.client_secret.clone(),
             key,
         ));
+        let realism = realism::Layers::new(&config.realism, Arc::clone(&idp));
         let mut store = Store::default();
         if let Some(saved) = saved {
             for record in saved.sessions {
@@ -205,14 +208,13 @@ impl MockServer {
             StartError::Persist(problem.body().detail.clone().unwrap_or_default())
         })?;
         let policy = Arc::new(HostPolicy::new(address, allowed_hosts));
-        let app = router(Arc::clone(&state), policy);
+        let app = router(Arc::clone(&state), policy, &realism);
         let (shutdown, signal) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = signal.await;
-                })
-                .await;
+            let signal = async {
+                let _ = signal.await;
+            };
+            let served = realism.serve(listener, app, signal).await;
             if let Err(error) = served {
                 tracing::error!(%error, "the mock server stopped");
             }
@@ -307,14 +309,16 @@ fn reachable(address: SocketAddr) -> SocketAddr {
     }
 }
 
-fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
-    let api = api::routes()
-        .route_layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            auth::require_bearer,
-        ))
+fn router(state: Arc<AppState>, policy: Arc<HostPolicy>, realism: &realism::Layers) -> Router {
+    let api = api::routes().route_layer(middleware::from_fn_with_state(
+        Arc::clone(&state),
+        auth::require_bearer,
+    ));
+    let api = realism
+        .around_api(api)
         .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
     let control = control::routes()
+        .merge(realism.routes())
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&policy),
             guard::refuse_cross_site,
@@ -324,7 +328,7 @@ fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
     let documents = Router::new()
         .route("/openapi/v1.json", get(openapi_json))
         .route("/openapi/v1.yaml", get(openapi_yaml));
-    Router::new()
+    let app = Router::new()
         .merge(api)
         .merge(control)
         .merge(identity)
@@ -335,7 +339,9 @@ fn router(state: Arc<AppState>, policy: Arc<HostPolicy>) -> Router {
         .layer(middleware::from_fn(problem_bodies))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
-        ))
+        ));
+    realism
+        .around_everything(app)
         .layer(middleware::from_fn_with_state(
             policy,
             guard::refuse_foreign_hosts,

@@ -10,6 +10,8 @@ use creditdata_mock::config::{
     AllowedHost, DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET,
     DEFAULT_PUBLIC_CLIENT_ID, MAX_DAYS, MAX_DURATION, TestUser, check_configured_redirect_uri,
 };
+use creditdata_mock::realism::rate_limit::MAX_REQUESTS;
+use creditdata_mock::realism::{Faults, LatencySpec, RateLimit, Realism, SlowBodyPace};
 use creditdata_mock::{MockConfig, MockServer, StartError};
 
 /// A stateful local stand-in for the consumer credit-data service and its identity provider.
@@ -82,6 +84,63 @@ struct Args {
     /// How long a sign-in lasts at most, however often it is refreshed.
     #[arg(long, default_value = "10h", value_parser = parse_duration)]
     sign_in_lifetime: Duration,
+    /// Delay requests: DISTRIBUTION for every /v1 request, or ROUTE=DISTRIBUTION (repeatable).
+    ///
+    /// DISTRIBUTION: `50ms` (fixed), `uniform:20ms..200ms`, `normal:mean=100ms,sd=20ms` (cut at
+    /// 0) or `lognormal:p50=80ms,p99=400ms`; durations in us, ms, s or m, at most 10m.
+    /// ROUTE: `[METHOD] /path`, where `*` is one path segment and a final `**` the rest, e.g.
+    /// `--latency 'GET /v1/sessions/*/pdf-report=uniform:200ms..1s'`. Route rules are tried in
+    /// order (first match wins) on every path, the identity provider's too
+    /// (`'/realms/**=30ms'`); a DISTRIBUTION alone covers the other /v1 requests.
+    #[arg(
+        long,
+        value_name = "[ROUTE=]DISTRIBUTION",
+        value_parser = latency_spec,
+        help_heading = REALISM
+    )]
+    latency: Vec<LatencySpec>,
+    /// Limit each API client to N requests per s, min or h (e.g. `20/s`), answered 429.
+    ///
+    /// A token bucket per client (the `azp` of a valid token; requests without one: per remote
+    /// address) holding N (see --rate-limit-burst) and refilled at N per window. A refused
+    /// request gets 429, a problem body and `Retry-After` (whole seconds, at least 1): a
+    /// request sent that much later is accepted. /v1 only.
+    #[arg(long, value_name = "N/s|N/min|N/h", help_heading = REALISM)]
+    rate_limit: Option<RateLimit>,
+    /// The most requests a client may send at once after a quiet spell (default: N of
+    /// --rate-limit).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "rate_limit",
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REQUESTS)),
+        help_heading = REALISM
+    )]
+    rate_limit_burst: Option<u32>,
+    /// Inject faults into /v1 requests, e.g. `503:1%,reset:0.5%,slow-body:1%`.
+    ///
+    /// KIND:RATE% items, comma-separated, at most 100% in all. Kinds: 429 (with Retry-After:
+    /// 1), 500, 502, 503, 504 (problem bodies), reset (TCP reset, no response), slow-body (the
+    /// real response, trickled at --slow-body), truncated (the real response cut halfway
+    /// through its body). Injected responses carry `X-Creditdata-Mock-Fault: KIND`. Draws are
+    /// deterministic: see --seed.
+    #[arg(long, value_name = "KIND:RATE%,...", help_heading = REALISM)]
+    faults: Option<Faults>,
+    /// Pace of slow-body faults: BYTES every PAUSE.
+    #[arg(
+        long,
+        value_name = "BYTES/PAUSE",
+        default_value = "1024/100ms",
+        help_heading = REALISM
+    )]
+    slow_body: SlowBodyPace,
+    /// Seed of the fault and latency draws.
+    ///
+    /// The n-th request to a route (method and path template) gets the same fault for the same
+    /// seed and --faults, whatever other routes receive in between; which of several concurrent
+    /// requests to one route counts as n-th is up to the scheduler.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = REALISM)]
+    seed: u64,
 }
 
 fn test_user(text: &str) -> Result<TestUser, String> {
@@ -93,6 +152,12 @@ fn redirect_uri(text: &str) -> Result<String, String> {
     check_configured_redirect_uri(text.trim())
         .map(|_| text.trim().to_owned())
         .map_err(|error| error.to_string())
+}
+
+const REALISM: &str = "Realism (all off by default)";
+
+fn latency_spec(text: &str) -> Result<LatencySpec, String> {
+    text.parse()
 }
 
 /// A day count the mock can compute dates with.
@@ -174,6 +239,7 @@ async fn run() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    let realism = realism(&args);
     let signing_key_pem = match &args.signing_key {
         Some(path) => Some(
             std::fs::read_to_string(path)
@@ -200,6 +266,7 @@ async fn run() -> anyhow::Result<()> {
         code_lifetime: args.code_lifetime,
         refresh_token_lifetime: args.refresh_token_lifetime,
         sign_in_lifetime: args.sign_in_lifetime,
+        realism,
         ..MockConfig::default()
     };
     let config = if args.users.is_empty() {
@@ -231,6 +298,9 @@ async fn run() -> anyhow::Result<()> {
         server.issuer(),
         users.join(", ")
     );
+    if server.config().realism.is_enabled() {
+        tracing::info!("realism: {}", server.config().realism);
+    }
     tracing::info!(
         "serving /v1 (bearer token required), /_mock control endpoints and /openapi/v1.json; Ctrl-C stops"
     );
@@ -238,6 +308,39 @@ async fn run() -> anyhow::Result<()> {
     tracing::info!("stopping");
     server.shutdown().await;
     Ok(())
+}
+
+/// The realism options; a second default latency is a usage error, as clap reports its own.
+fn realism(args: &Args) -> Realism {
+    let defaults = args
+        .latency
+        .iter()
+        .filter(|spec| matches!(spec, LatencySpec::Default(_)))
+        .count();
+    if defaults > 1 {
+        use clap::CommandFactory as _;
+        Args::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--latency is given more than one DISTRIBUTION without a route; give one \
+                 default and ROUTE=DISTRIBUTION for the others",
+            )
+            .exit();
+    }
+    let mut realism = Realism::new().slow_body(args.slow_body).seed(args.seed);
+    for spec in &args.latency {
+        realism = realism.latency_spec(spec.clone());
+    }
+    if let Some(mut limit) = args.rate_limit {
+        if let Some(burst) = args.rate_limit_burst {
+            limit = limit.with_burst(burst);
+        }
+        realism = realism.rate_limit(limit);
+    }
+    if let Some(faults) = &args.faults {
+        realism = realism.faults(faults.clone());
+    }
+    realism
 }
 
 async fn shutdown_signal() {

@@ -20,6 +20,10 @@ const TYPE_METHOD_NOT_ALLOWED: &str = "https://tools.ietf.org/html/rfc9110#secti
 const TYPE_CONFLICT: &str = "https://tools.ietf.org/html/rfc9110#section-15.5.10";
 const TYPE_PAYLOAD_TOO_LARGE: &str = "https://tools.ietf.org/html/rfc9110#section-15.5.14";
 const TYPE_INTERNAL: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.1";
+const TYPE_TOO_MANY_REQUESTS: &str = "https://tools.ietf.org/html/rfc6585#section-4";
+const TYPE_BAD_GATEWAY: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.3";
+const TYPE_SERVICE_UNAVAILABLE: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.4";
+const TYPE_GATEWAY_TIMEOUT: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.5";
 
 /// An error response: a status and the problem details that explain it.
 #[derive(Debug, Clone)]
@@ -136,6 +140,28 @@ impl Problem {
             StatusCode::INTERNAL_SERVER_ERROR,
             TYPE_INTERNAL,
             "Internal Server Error",
+            detail,
+        )
+    }
+
+    /// 429: the caller's rate limit is used up (the caller adds `Retry-After`).
+    pub fn too_many_requests(detail: impl Into<String>) -> Self {
+        Self::injected(StatusCode::TOO_MANY_REQUESTS, detail)
+    }
+
+    /// A failure the mock was told to simulate: 429 or a 5xx, with its RFC's type and reason.
+    pub fn injected(status: StatusCode, detail: impl Into<String>) -> Self {
+        let type_ = match status {
+            StatusCode::TOO_MANY_REQUESTS => TYPE_TOO_MANY_REQUESTS,
+            StatusCode::BAD_GATEWAY => TYPE_BAD_GATEWAY,
+            StatusCode::SERVICE_UNAVAILABLE => TYPE_SERVICE_UNAVAILABLE,
+            StatusCode::GATEWAY_TIMEOUT => TYPE_GATEWAY_TIMEOUT,
+            _ => TYPE_INTERNAL,
+        };
+        Self::new(
+            status,
+            type_,
+            status.canonical_reason().unwrap_or("Error"),
             detail,
         )
     }
