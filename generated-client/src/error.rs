@@ -509,3 +509,14 @@ impl From<Box<ApiError>> for Error {
         Error::Api(e)
     }
 }
+
+/// A value a validating request type refused (`"gbr".parse::<QueryParameterInputCountryCode>()`,
+/// an over-long e-mail address): the request was never built, let alone sent.
+impl From<crate::types::error::ConversionError> for Error {
+    fn from(e: crate::types::error::ConversionError) -> Self {
+        Error::InvalidRequest {
+            operation: None,
+            message: e.to_string(),
+        }
+    }
+}

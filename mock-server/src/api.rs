@@ -226,8 +226,10 @@ struct SearchFilters {
 
 impl SearchFilters {
     /// Parses the query string; names match case-insensitively (as ASP.NET binds them) and the
-    /// first of repeated parameters counts. An empty text filter counts as absent; an empty date,
-    /// number or status is invalid.
+    /// first of repeated parameters counts. An empty text filter counts as absent; an empty
+    /// country code, date, number or status is invalid. Exactly what the effective description
+    /// states is refused, nothing more: a `CreatedToUtc` before `CreatedFromUtc` is a range no
+    /// Session falls in (an empty page), not an error, because no schema can state that rule.
     fn parse(query: &str) -> Result<Self, Problem> {
         let mut values: HashMap<String, (String, String)> = HashMap::new();
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
@@ -255,15 +257,11 @@ impl SearchFilters {
             take: DEFAULT_TAKE,
             ..SearchFilters::default()
         };
-        if let Some(code) = take_value("CountryCode").filter(|code| !code.is_empty()) {
-            let upper = code.to_ascii_uppercase();
-            if catalog::is_iso_alpha3(&upper) {
-                filters.country_code = Some(upper);
+        if let Some(code) = take_value("CountryCode") {
+            if is_country_code(&code) {
+                filters.country_code = Some(code);
             } else {
-                errors.add(
-                    "CountryCode",
-                    format!("The value '{code}' is not an ISO 3166-1 alpha-3 country code."),
-                );
+                errors.add("CountryCode", not_a_country_code(&code));
             }
         }
         for (name, slot) in [
@@ -279,14 +277,6 @@ impl SearchFilters {
                     ),
                 }
             }
-        }
-        if let (Some(from), Some(to)) = (filters.created_from, filters.created_to)
-            && from > to
-        {
-            errors.add(
-                "CreatedToUtc",
-                format!("CreatedToUtc ({to}) is before CreatedFromUtc ({from})."),
-            );
         }
         if let Some(raw) = take_value("CustomerProgressStatus") {
             match raw.parse::<CustomerProgressStatusInput>() {
@@ -370,7 +360,10 @@ fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
+    // The JSON media types the published description lists for every body (the effective one
+    // keeps only the first, for the generator).
     if media != "application/json"
+        && media != "text/json"
         && !(media.starts_with("application/") && media.ends_with("+json"))
     {
         return Err(Problem::bad_request(format!(
@@ -435,14 +428,10 @@ fn query_parameters(
                 None
             }
             Some(Value::String(code)) => {
-                let upper = code.trim().to_ascii_uppercase();
-                if catalog::is_iso_alpha3(&upper) {
-                    Some(upper)
+                if is_country_code(code) {
+                    Some(code.clone())
                 } else {
-                    errors.add(
-                        format!("{at}.countryCode"),
-                        format!("The value '{code}' is not an ISO 3166-1 alpha-3 country code."),
-                    );
+                    errors.add(format!("{at}.countryCode"), not_a_country_code(code));
                     None
                 }
             }
@@ -501,6 +490,30 @@ fn query_parameters(
     merged
 }
 
+/// `pattern: ^[A-Z]{3}$` of the request-side country codes (overlays/09-request-constraints):
+/// the form of an ISO 3166-1 alpha-3 code. A well-formed code the catalog does not serve is
+/// accepted and reported per provider as `UNSUPPORTED_COUNTRY`, as the service does.
+fn is_country_code(code: &str) -> bool {
+    code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+fn not_a_country_code(code: &str) -> String {
+    format!(
+        "The value '{code}' is not an ISO 3166-1 alpha-3 country code (three upper-case letters, e.g. GBR)."
+    )
+}
+
+/// `maxLength` of `subjectEmail` in the effective description.
+const MAX_EMAIL_CHARS: usize = 254;
+
+/// `format: email`: an RFC 5321 mailbox (`local@domain`, the domain possibly an address literal),
+/// no display name; `maxLength: 254` counts characters, as JSON Schema does.
+fn is_email_address(text: &str) -> bool {
+    text.chars().count() <= MAX_EMAIL_CHARS
+        && EmailAddress::parse_with_options(text, EmailOptions::default().without_display_text())
+            .is_ok()
+}
+
 fn subject_email(body: &Value, errors: &mut FieldErrors) -> Option<String> {
     match body.get("subjectEmail") {
         None | Some(Value::Null) => {
@@ -508,16 +521,14 @@ fn subject_email(body: &Value, errors: &mut FieldErrors) -> Option<String> {
             None
         }
         Some(Value::String(email)) => {
-            let options = EmailOptions::default()
-                .with_required_tld()
-                .without_display_text()
-                .without_domain_literal();
-            if email.len() <= 254 && EmailAddress::parse_with_options(email, options).is_ok() {
+            if is_email_address(email) {
                 Some(email.clone())
             } else {
                 errors.add(
                     "subjectEmail",
-                    format!("The value '{email}' is not a valid e-mail address."),
+                    format!(
+                        "The value '{email}' is not an e-mail address of at most {MAX_EMAIL_CHARS} characters."
+                    ),
                 );
                 None
             }
