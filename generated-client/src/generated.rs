@@ -12,7 +12,8 @@
 //   1b975f2cbaf123a129cbb54b6ad2b028e324b6b43d31e559699f4f98ad6a8816  overlays/07-action-bodies.overlay.yaml
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
 //   451d14eb25667678187d41b9e94ad9cf070ae6983ca1e8d4cbaeaf8138a66741  overlays/09-request-constraints.overlay.yaml
-// Effective document: b10f1a9526ce4750fd6db5252dd1a3a84cc93d53d4e03e04ea66e11779c1e857 (sha256 of its JSON form)
+//   2b097fdafb3ac33fb97dbfe80005e9751698927bb8eb7ba92c1a67512d5fdf6f  overlays/10-links.overlay.yaml
+// Effective document: 991824a0ef1a5348661a04e51a5246c72838f3b17123240d57f7040241fd5c07 (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #[allow(unused_imports)]
