@@ -176,6 +176,29 @@ const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.
 
 // ---------------------------------------------------------------- sessions
 
+/// The session a read (of the session, a dataset or a file) is about, settled to now. With
+/// `complete_on_read`, a customer still waiting completes first, so the read sees delivered
+/// data; whatever happened before the first read (a resend, an extension) met a waiting
+/// customer.
+async fn read(state: &AppState, id: Uuid) -> Result<Context, Problem> {
+    if state.config.complete_on_read
+        && matches!(
+            state.context(id)?.record.progress,
+            Progress::WaitingForCustomer { .. }
+        )
+    {
+        state
+            .mutate(id, |record, _| {
+                if matches!(record.progress, Progress::WaitingForCustomer { .. }) {
+                    record.complete(Utc::now());
+                }
+                Ok(())
+            })
+            .await?;
+    }
+    state.context(id)
+}
+
 async fn search_sessions(
     State(state): State<Arc<AppState>>,
     RawQuery(query): RawQuery,
@@ -609,7 +632,7 @@ async fn get_session(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Json<Session>, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(state.session_view(&context.record)))
 }
 
@@ -794,7 +817,7 @@ async fn input_requirements(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).input_requirements()).into_response())
 }
 
@@ -802,7 +825,7 @@ async fn pdf_report(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let bytes = report::render(&view);
     Ok(download(
@@ -822,7 +845,7 @@ async fn source_files(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).source_files()).into_response())
 }
 
@@ -832,7 +855,7 @@ async fn source_file(
 ) -> Result<Response, Problem> {
     let session_id = params.session_id()?;
     let file_id = params.uuid("sourceFileId")?;
-    let context = state.context(session_id)?;
+    let context = read(&state, session_id).await?;
     context
         .view(&state.config)
         .source_files()
@@ -853,7 +876,7 @@ async fn source_file_content(
 ) -> Result<Response, Problem> {
     let session_id = params.session_id()?;
     let file_id = params.uuid("sourceFileId")?;
-    let context = state.context(session_id)?;
+    let context = read(&state, session_id).await?;
     context
         .view(&state.config)
         .source_file_content(file_id)
@@ -872,7 +895,7 @@ async fn account_statements(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).account_statements()).into_response())
 }
 
@@ -880,7 +903,7 @@ async fn transactions_excel(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let accounts: Vec<&crate::data::Account> =
         view.accounts().into_iter().map(|(_, _, a)| a).collect();
@@ -907,7 +930,7 @@ async fn statement_excel(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("accountStatementId");
     let account = view
@@ -926,7 +949,7 @@ async fn statement_tsv(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("accountStatementId");
     let account = view
@@ -945,7 +968,7 @@ async fn categorizations_summary(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).categorizations_summary()).into_response())
 }
 
@@ -953,7 +976,7 @@ async fn categorizations(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).categorizations()).into_response())
 }
 
@@ -963,7 +986,7 @@ async fn attachments(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).attachments()?).into_response())
 }
 
@@ -971,7 +994,7 @@ async fn attachment_content(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("attachmentId");
     for (data, _) in view.delivered(catalog::Dataset::Attachments) {
@@ -997,7 +1020,7 @@ async fn identity_verifications(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).identity_verifications()).into_response())
 }
 
@@ -1012,7 +1035,7 @@ async fn verification_images(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let id = params.get("verificationId");
     context
         .view(&state.config)
@@ -1025,7 +1048,7 @@ async fn verification_image_content(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let verification_id = params.get("verificationId");
     let image_id = params.get("imageId");
@@ -1055,7 +1078,7 @@ macro_rules! dataset_handler {
             State(state): State<Arc<AppState>>,
             params: PathParams,
         ) -> Result<Response, Problem> {
-            let context = state.context(params.session_id()?)?;
+            let context = read(&state, params.session_id()?).await?;
             Ok(Json(context.view(&state.config).$method()).into_response())
         }
     };

@@ -307,6 +307,62 @@ async fn time_expires_and_completes_sessions() {
     assert!(session["subjectFullName"].is_string());
 }
 
+#[tokio::test]
+async fn complete_on_read_lets_actions_meet_a_waiting_customer_and_reads_see_data() {
+    let harness = Harness::with(MockConfig {
+        complete_on_read: true,
+        ..quick_config()
+    })
+    .await;
+    let created = harness
+        .create("eager@example.com", everything(&["GBR"]))
+        .await;
+    assert_eq!(created["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    let id = created["id"].as_str().expect("id");
+    let resend = format!("/v1/sessions/{id}/actions/resend-customer-notification");
+    let extend = format!("/v1/sessions/{id}/actions/extend-customer-input-deadline");
+    // Before anything is read, the customer is still waiting.
+    assert_eq!(harness.post(&resend).await.0, 200);
+    let (status, extended) = harness.post(&extend).await;
+    assert_eq!(status, 201, "{extended}");
+    assert_eq!(extended["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    // The first read finds the customer done and the data delivered.
+    let (_, attachments) = harness
+        .get_json(&format!("/v1/sessions/{id}/attachments"))
+        .await;
+    assert!(
+        !attachments["attachments"]
+            .as_array()
+            .expect("attachments")
+            .is_empty(),
+        "{attachments}"
+    );
+    let (_, session) = harness.get_json(&format!("/v1/sessions/{id}")).await;
+    assert_eq!(session["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
+    assert_eq!(harness.post(&resend).await.0, 400, "nothing left to do");
+    // A listing is not a read of one session: it completes nothing.
+    let other = harness
+        .create("patient@example.com", everything(&["FIN"]))
+        .await;
+    let (_, page) = harness.get_json("/v1/sessions?SubjectEmail=patient").await;
+    assert_eq!(
+        page["sessions"][0]["customerProgressStatus"],
+        "WAITING_FOR_CUSTOMER"
+    );
+    // An upgrade waits for the customer again, until the next read.
+    let (status, upgraded) = harness
+        .send_json(
+            Method::PATCH,
+            &format!("/v1/sessions/{id}"),
+            &json!({ "queryParameters": [{ "countryCode": "FIN", "dataPackages": ["SCORE"] }] }),
+        )
+        .await;
+    assert_eq!(status, 200, "{upgraded}");
+    assert_eq!(upgraded["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    assert_eq!(harness.post(&resend).await.0, 200);
+    let _ = other;
+}
+
 fn status_of(body: &Value, source: &str) -> String {
     body["sources"]
         .as_array()
