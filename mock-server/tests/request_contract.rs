@@ -368,3 +368,36 @@ async fn the_mock_accepts_exactly_the_search_parameters_the_description_allows()
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
+
+/// `schemathesis.toml` biases generated country codes towards the countries the service offers
+/// (a session for any other country has no data to reach); the list must be the one the mock's
+/// `GET /v1/consumer/packages` answers with.
+#[tokio::test]
+async fn the_conformance_dictionary_lists_the_offered_countries() {
+    let config: toml::Table = include_str!("../../schemathesis.toml")
+        .parse()
+        .expect("schemathesis.toml is TOML");
+    let mut listed: Vec<String> = config["dictionaries"]["offered-countries"]["values"]
+        .as_array()
+        .expect("the offered-countries dictionary")
+        .iter()
+        .map(|value| value.as_str().expect("a country code").to_owned())
+        .collect();
+    let harness = Harness::start().await;
+    let (status, packages) = harness.get_json("/v1/consumer/packages").await;
+    assert_eq!(status, 200);
+    let mut offered: Vec<String> = packages["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|package| {
+            package["countryCode"]
+                .as_str()
+                .expect("countryCode")
+                .to_owned()
+        })
+        .collect();
+    listed.sort();
+    offered.sort();
+    assert_eq!(listed, offered);
+}

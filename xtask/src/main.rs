@@ -14,6 +14,7 @@ use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 mod ci;
 mod conformance;
 mod fetch;
+mod mock;
 mod quickstart;
 mod regen;
 
