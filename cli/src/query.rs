@@ -3,7 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use creditdata_client::types::{DataPackageInput, QueryParameterInput};
+use creditdata_client::types::{
+    DataPackageInput, QueryParameterInput, QueryParameterInputCountryCode,
+};
 
 /// Every data package a session can request, in the order the service lists them.
 ///
@@ -19,8 +21,8 @@ pub const DATA_PACKAGES: [DataPackageInput; 4] = [
 /// One `--query` value: a country (ISO 3166-1 alpha-3, upper case) and its packages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuerySpec {
-    /// The country, upper case.
-    pub country: String,
+    /// The country, upper case (the request type checks the form the service accepts).
+    pub country: QueryParameterInputCountryCode,
     /// The packages, in the order given, without repeats.
     pub packages: Vec<DataPackageInput>,
 }
@@ -29,8 +31,8 @@ impl QuerySpec {
     /// The request element.
     pub fn to_input(&self) -> QueryParameterInput {
         QueryParameterInput {
-            country_code: Some(self.country.clone()),
-            data_packages: Some(self.packages.clone()),
+            country_code: self.country.clone(),
+            data_packages: self.packages.clone(),
         }
     }
 }
@@ -83,8 +85,13 @@ impl FromStr for QuerySpec {
                 valid_packages()
             ));
         }
+        let country = country.to_ascii_uppercase().parse().map_err(|_| {
+            format!(
+                "{country:?} is not an ISO 3166-1 alpha-3 country code (three letters, e.g. GBR)"
+            )
+        })?;
         Ok(QuerySpec {
-            country: country.to_ascii_uppercase(),
+            country,
             packages: parsed,
         })
     }
@@ -93,7 +100,7 @@ impl FromStr for QuerySpec {
 impl fmt::Display for QuerySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let packages: Vec<String> = self.packages.iter().map(ToString::to_string).collect();
-        write!(f, "{}:{}", self.country, packages.join(","))
+        write!(f, "{}:{}", self.country.as_str(), packages.join(","))
     }
 }
 
@@ -113,7 +120,7 @@ mod tests {
         let q: QuerySpec = "gbr:credit-history, Score,CREDIT_HISTORY,bank_account_categorization"
             .parse()
             .unwrap();
-        assert_eq!(q.country, "GBR");
+        assert_eq!(q.country.as_str(), "GBR");
         assert_eq!(
             q.packages,
             vec![

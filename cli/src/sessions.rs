@@ -25,7 +25,11 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
         }
         SessionsCommand::Create { email, queries } => {
             let body = CreateSessionRequest {
-                subject_email: email.trim().to_string(),
+                subject_email: email.trim().parse().map_err(|e| {
+                    Failure::Usage(format!(
+                        "--email is not usable as the subject's address: {e}"
+                    ))
+                })?,
                 query_parameters: queries.iter().map(QuerySpec::to_input).collect(),
             };
             let session = client.create_session().body(body).call().await?;

@@ -451,8 +451,10 @@ async fn an_unknown_session_exits_4() {
     );
 }
 
+/// A request the description does not allow is refused by the client, before anything is sent
+/// (the server's field-by-field validation problems are rendered as in `failure.rs`'s tests).
 #[tokio::test]
-async fn validation_failures_are_listed_field_by_field() {
+async fn an_invalid_request_is_refused_before_sending() {
     let mock = mock().await;
     let sh = Shell::new(&mock);
     let refused = sh
@@ -465,19 +467,23 @@ async fn validation_failures_are_listed_field_by_field() {
             "GBR:SCORE",
         ])
         .await;
-    assert_eq!(refused.status, 1, "{}", refused.stderr);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
     assert!(
-        refused.stderr.contains("CreateSession"),
+        refused.stderr.contains("CreateSession") && refused.stderr.contains("subjectEmail"),
         "{}",
         refused.stderr
     );
     assert!(
-        refused
-            .stderr
-            .lines()
-            .any(|l| l.trim_start().starts_with("subjectEmail:")),
-        "{}",
+        !refused.stderr.contains("not-an-address"),
+        "the address is not repeated: {}",
         refused.stderr
+    );
+    let listed = sh.run(&["sessions", "list"]).await;
+    assert_eq!(listed.status, 0, "{}", listed.stderr);
+    assert!(
+        !listed.stdout.contains("not-an-address"),
+        "nothing reached the service: {}",
+        listed.stdout
     );
 }
 

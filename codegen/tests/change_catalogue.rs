@@ -178,6 +178,13 @@ fn request_members_required_and_nullable() {
             Source::No
         )]
     );
+    // `size` (optional) now required: an old client may leave it out, and the Rust field
+    // changes from Option<i32> to i32.
+    let r = report(|d| at(d, schema)["required"] = json!(["name", "note", "size"]));
+    assert_eq!(
+        impacts(&r),
+        vec![(ChangeKind::RequestMemberNowRequired, Wire::No, Source::No)]
+    );
     // `size` (optional) now nullable: Option<i32> either way.
     let r = report(|d| at(d, &format!("{schema}/properties/size"))["nullable"] = json!(true));
     assert_eq!(

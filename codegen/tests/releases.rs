@@ -291,29 +291,33 @@ fn request_members_break_old_clients_where_response_properties_would_not() {
     let json = check("07-create-session-members.overlay.yaml");
     one(&json, "required_request_member_added", "no", "no");
     one(&json, "optional_request_member_added", "yes", "no");
-    // The same published change (QueryParameter.dataPackages now required) in both positions.
-    let request = one(&json, "request_member_now_required", "no", "yes");
+    // QueryParameter.dataPackages now required: harmless in responses. The request side
+    // (QueryParameterInput, overlay 09) already required it as an assumption, so the same
+    // published change is no change there (`change_catalogue.rs` covers a request member that
+    // becomes required).
     let response = one(&json, "response_property_now_required", "yes", "yes");
-    assert_eq!(
-        request["new"]["effective"],
-        "/components/schemas/QueryParameterInput/properties/dataPackages"
-    );
     assert_eq!(
         response["new"]["effective"],
         "/components/schemas/QueryParameter/properties/dataPackages"
     );
-    assert_eq!(request["new"]["published"], response["new"]["published"]);
-    assert_eq!(
-        request["operations"],
-        serde_json::json!(["CreateSession", "UpdateSession"])
+    assert!(
+        !kinds(&json).contains(&"request_member_now_required"),
+        "{json:#}"
     );
 }
 
 #[test]
 fn a_member_rename_is_a_removal_and_an_addition_in_each_position() {
     let json = check("08-query-parameter-country-renamed.overlay.yaml");
-    one(&json, "request_member_removed", "degraded", "no");
-    one(&json, "required_request_member_added", "no", "no");
+    // The request side follows the published QueryParameter (overlay 09 copies it), so the new
+    // required member reaches the request; overlay 09's own countryCode stays, now optional
+    // (applied leniently here; a strict regen stops at overlay 09 and names its action).
+    let added = one(&json, "required_request_member_added", "no", "no");
+    assert_eq!(
+        added["new"]["published"],
+        "/components/schemas/QueryParameter/properties/country"
+    );
+    one(&json, "request_member_now_optional", "yes", "no");
     one(&json, "response_property_removed", "degraded", "no");
     one(&json, "response_property_added", "yes", "no");
 }

@@ -68,11 +68,17 @@ async fn run() -> Result<(), Failure> {
     let client = ClientBuilder::from_env()?.build()?;
 
     // 1. Create the session (the service e-mails the consumer; never retried once sent).
+    // The request types refuse what the service would: an over-long address, a malformed
+    // country code (the messages never repeat the value).
     let request = CreateSessionRequest {
-        subject_email: email,
+        subject_email: email
+            .parse()
+            .map_err(|e| format!("the subject's e-mail address: {e}"))?,
         query_parameters: vec![QueryParameterInput {
-            country_code: Some(country),
-            data_packages: Some(packages),
+            country_code: country
+                .parse()
+                .map_err(|e| format!("CREDITDATA_COUNTRY (ISO 3166-1 alpha-3, e.g. GBR): {e}"))?,
+            data_packages: packages,
         }],
     };
     let created = client.create_session().body(request).call().await?;

@@ -645,6 +645,17 @@ impl From<Box<ApiError>> for Error {
     }
 }
 
+/// A value a validating request type refused (`"gbr".parse::<QueryParameterInputCountryCode>()`,
+/// an over-long e-mail address): the request was never built, let alone sent.
+impl From<crate::types::error::ConversionError> for Error {
+    fn from(e: crate::types::error::ConversionError) -> Self {
+        Error::InvalidRequest {
+            operation: None,
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Whether `error` (a body read) stopped at a body-size limit, and which.
 pub(crate) fn body_limit_exceeded(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);

@@ -11,7 +11,9 @@
 //   808b2fe40cf870f1461fbb129045f7a8896b532281cb44fe7c7bd92c5b23c86f  overlays/06-dataset-schemas.overlay.yaml
 //   1b975f2cbaf123a129cbb54b6ad2b028e324b6b43d31e559699f4f98ad6a8816  overlays/07-action-bodies.overlay.yaml
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
-// Effective document: 96e8f4e3aa80e6f8c293003d230a98aae7f366ceffcc1271f5ac32f25f5cf17e (sha256 of its JSON form)
+//   3fb432110af0a8a56d9f25daa8d69da9e23b3a38b85e878d26fdc6ef7cc7b959  overlays/09-request-constraints.overlay.yaml
+//   2b097fdafb3ac33fb97dbfe80005e9751698927bb8eb7ba92c1a67512d5fdf6f  overlays/10-links.overlay.yaml
+// Effective document: 51ec8e30d547b24a5cc7f6c64fb384d3283a4bcea6aaabea379dacd0543929eb (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #![allow(
@@ -444,11 +446,67 @@ pub mod types {
         pub query_parameters: ::std::vec::Vec<QueryParameterInput>,
         ///Data Subject e-mail, used to contact the subject for Consent.
         #[serde(rename = "subjectEmail")]
-        pub subject_email: ::std::string::String,
+        pub subject_email: CreateSessionRequestSubjectEmail,
     }
     impl CreateSessionRequest {
         pub fn builder() -> builder::CreateSessionRequest {
             Default::default()
+        }
+    }
+    ///Data Subject e-mail, used to contact the subject for Consent.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct CreateSessionRequestSubjectEmail(::std::string::String);
+    impl ::std::ops::Deref for CreateSessionRequestSubjectEmail {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CreateSessionRequestSubjectEmail>
+    for ::std::string::String {
+        fn from(value: CreateSessionRequestSubjectEmail) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CreateSessionRequestSubjectEmail {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 254usize {
+                return Err("longer than 254 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CreateSessionRequestSubjectEmail {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for CreateSessionRequestSubjectEmail {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CreateSessionRequestSubjectEmail {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///`Creditor`
@@ -708,6 +766,62 @@ pub mod types {
     impl DocumentSourcedValue {
         pub fn builder() -> builder::DocumentSourcedValue {
             Default::default()
+        }
+    }
+    ///`GetSessionsCountryCode`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetSessionsCountryCode(::std::string::String);
+    impl ::std::ops::Deref for GetSessionsCountryCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetSessionsCountryCode> for ::std::string::String {
+        fn from(value: GetSessionsCountryCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetSessionsCountryCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetSessionsCountryCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetSessionsCountryCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetSessionsCountryCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///`IdentityVerification`
@@ -1209,20 +1323,72 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct QueryParameterInput {
         ///ISO 3166-1 alpha-3 code of the country about which information on the Data Subject is requested.
-        #[serde(
-            rename = "countryCode",
-            deserialize_with = "::std::option::Option::deserialize"
-        )]
-        pub country_code: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "dataPackages",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub data_packages: ::std::option::Option<::std::vec::Vec<DataPackageInput>>,
+        #[serde(rename = "countryCode")]
+        pub country_code: QueryParameterInputCountryCode,
+        ///The data packages requested for that country; at least one.
+        #[serde(rename = "dataPackages")]
+        pub data_packages: ::std::vec::Vec<DataPackageInput>,
     }
     impl QueryParameterInput {
         pub fn builder() -> builder::QueryParameterInput {
             Default::default()
+        }
+    }
+    ///ISO 3166-1 alpha-3 code of the country about which information on the Data Subject is requested.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct QueryParameterInputCountryCode(::std::string::String);
+    impl ::std::ops::Deref for QueryParameterInputCountryCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<QueryParameterInputCountryCode> for ::std::string::String {
+        fn from(value: QueryParameterInputCountryCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for QueryParameterInputCountryCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for QueryParameterInputCountryCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for QueryParameterInputCountryCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for QueryParameterInputCountryCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///`RegistryIncome`
@@ -3022,7 +3188,7 @@ pub mod types {
                 ::std::string::String,
             >,
             subject_email: ::std::result::Result<
-                ::std::string::String,
+                super::CreateSessionRequestSubjectEmail,
                 ::std::string::String,
             >,
         }
@@ -3053,7 +3219,7 @@ pub mod types {
             }
             pub fn subject_email<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<super::CreateSessionRequestSubjectEmail>,
                 T::Error: ::std::fmt::Display,
             {
                 self.subject_email = value
@@ -5557,11 +5723,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct QueryParameterInput {
             country_code: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                super::QueryParameterInputCountryCode,
                 ::std::string::String,
             >,
             data_packages: ::std::result::Result<
-                ::std::option::Option<::std::vec::Vec<super::DataPackageInput>>,
+                ::std::vec::Vec<super::DataPackageInput>,
                 ::std::string::String,
             >,
         }
@@ -5569,14 +5735,14 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     country_code: Err("no value supplied for country_code".to_string()),
-                    data_packages: Ok(Default::default()),
+                    data_packages: Err("no value supplied for data_packages".to_string()),
                 }
             }
         }
         impl QueryParameterInput {
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<super::QueryParameterInputCountryCode>,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -5588,9 +5754,7 @@ pub mod types {
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::DataPackageInput>>,
-                >,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::DataPackageInput>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.data_packages = value
@@ -8198,7 +8362,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetSessions<'a> {
         client: &'a super::Client,
-        country_code: Result<Option<::std::string::String>, String>,
+        country_code: Result<Option<types::GetSessionsCountryCode>, String>,
         created_by_name: Result<Option<::std::string::String>, String>,
         created_from_utc: Result<Option<::chrono::naive::NaiveDate>, String>,
         created_to_utc: Result<Option<::chrono::naive::NaiveDate>, String>,
@@ -8210,7 +8374,7 @@ pub mod builder {
         skip: Result<Option<i32>, String>,
         subject_email: Result<Option<::std::string::String>, String>,
         subject_full_name: Result<Option<::std::string::String>, String>,
-        take: Result<Option<i32>, String>,
+        take: Result<Option<::std::num::NonZeroU32>, String>,
     }
     impl<'a> GetSessions<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -8230,13 +8394,13 @@ pub mod builder {
         }
         pub fn country_code<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::GetSessionsCountryCode>,
         {
             self.country_code = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for country_code failed"
+                    "conversion to `GetSessionsCountryCode` for country_code failed"
                         .to_string()
                 });
             self
@@ -8344,12 +8508,15 @@ pub mod builder {
         }
         pub fn take<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<i32>,
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
         {
             self.take = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| "conversion to `i32` for take failed".to_string());
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU32` for take failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/v1/sessions`

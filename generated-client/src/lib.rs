@@ -11,6 +11,8 @@
 //! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
 //!   a `tracing` span;
 //! - [`error`]: the one [`Error`] to match on; [`operation::OperationExt::call`] returns it;
+//! - [`limits`]: the request limits of the description the generated types cannot hold
+//!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
 //! - [`paging`]: the session search as a `Stream`; [`download`]: files streamed to disk;
 //!   [`statement`]: TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -29,10 +31,12 @@
 //! let session = client
 //!     .create_session()
 //!     .body(CreateSessionRequest {
-//!         subject_email: "jane.doe@example.com".into(),
+//!         // Validating types: an over-long address or a malformed country code is refused
+//!         // here; the rest of the description's limits before sending (see [`limits`]).
+//!         subject_email: "jane.doe@example.com".parse()?,
 //!         query_parameters: vec![QueryParameterInput {
-//!             country_code: Some("GBR".into()),
-//!             data_packages: Some(DataPackageInput::ALL.to_vec()),
+//!             country_code: "GBR".parse()?,
+//!             data_packages: DataPackageInput::ALL.to_vec(),
 //!         }],
 //!     })
 //!     .call()
@@ -129,6 +133,7 @@ pub mod auth;
 pub mod config;
 pub mod download;
 pub mod error;
+pub mod limits;
 pub mod operation;
 pub mod paging;
 pub mod retry;

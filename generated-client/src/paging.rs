@@ -161,7 +161,7 @@ impl SessionFilter {
 
     /// `Take`: how many sessions to ask for per request (default [`DEFAULT_PAGE_SIZE`]). The
     /// service's own default and maximum are not published; a smaller page than asked is
-    /// handled (see the [module documentation](self)). Must be between 1 and `i32::MAX`, or the
+    /// handled (see the [module documentation](self)). Must be between 1 and [`MAX_TAKE`](crate::limits::MAX_TAKE), or the
     /// stream fails with [`Error::InvalidRequest`] before sending anything.
     pub fn page_size(mut self, take: u32) -> Self {
         self.page_size = take;
@@ -234,14 +234,13 @@ async fn next_page(mut cursor: Cursor) -> Result<Option<(SessionPage, Cursor)>> 
         return Ok(None);
     };
     let filter = &cursor.filter;
-    let take = i32::try_from(filter.page_size)
-        .ok()
-        .filter(|take| *take > 0)
+    let take = std::num::NonZeroU32::new(filter.page_size)
+        .filter(|take| take.get() <= crate::limits::MAX_TAKE)
         .ok_or_else(|| {
             invalid(format!(
                 "page size {} is not between 1 and {}",
                 filter.page_size,
-                i32::MAX
+                crate::limits::MAX_TAKE
             ))
         })?;
     let skip_param = i32::try_from(skip)

@@ -197,7 +197,9 @@ impl ClientHooks<ClientState> for Client {
         );
         let started = Instant::now();
         let mut record = CallRecord::default();
-        if let Some(error) = path_mismatch(&request, meta, operation) {
+        if let Some(error) = path_mismatch(&request, meta, operation)
+            .or_else(|| crate::limits::violation(&request, operation))
+        {
             return Ok(carrier(error));
         }
         let outcome = self

@@ -532,21 +532,21 @@ async fn session_lifecycle_operations_send_their_bodies_and_decode_sessions() {
             "subjectEmail": "kadri.tamm@example.ee",
             "queryParameters": [
                 { "countryCode": "EST", "dataPackages": ["CREDIT_HISTORY", "SCORE", "IDENTIFICATION"] },
-                { "countryCode": "FIN" }
+                { "countryCode": "FIN", "dataPackages": ["SCORE"] }
             ]
         })),
         201,
         waiting_session_json(SESSION_ID),
         recorder.client.create_session().body(types::CreateSessionRequest {
-            subject_email: "kadri.tamm@example.ee".into(),
+            subject_email: "kadri.tamm@example.ee".parse().unwrap(),
             query_parameters: vec![
                 types::QueryParameterInput {
-                    country_code: Some("EST".into()),
-                    data_packages: Some(vec![DataPackageInput::CreditHistory, DataPackageInput::Score, DataPackageInput::Identification]),
+                    country_code: "EST".parse().unwrap(),
+                    data_packages: vec![DataPackageInput::CreditHistory, DataPackageInput::Score, DataPackageInput::Identification],
                 },
                 types::QueryParameterInput {
-                    country_code: Some("FIN".into()),
-                    data_packages: None,
+                    country_code: "FIN".parse().unwrap(),
+                    data_packages: vec![DataPackageInput::Score],
                 },
             ],
         }),
@@ -621,8 +621,8 @@ async fn session_lifecycle_operations_send_their_bodies_and_decode_sessions() {
         completed_session_json(),
         recorder.client.update_session().session_id(SESSION_ID).body(types::UpdateSessionRequest {
             query_parameters: vec![types::QueryParameterInput {
-                country_code: Some("SWE".into()),
-                data_packages: Some(vec![DataPackageInput::BankAccountCategorization]),
+                country_code: "SWE".parse().unwrap(),
+                data_packages: vec![DataPackageInput::BankAccountCategorization],
             }],
         }),
     )

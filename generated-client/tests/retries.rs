@@ -169,9 +169,10 @@ async fn the_other_post_and_patch_actions_are_not_retried_after_a_response() {
         .build()
         .unwrap();
     let id = session_id();
-    let update: creditdata_client::types::UpdateSessionRequest =
-        serde_json::from_value(serde_json::json!({"queryParameters": [{"countryCode": "DEU"}]}))
-            .unwrap();
+    let update: creditdata_client::types::UpdateSessionRequest = serde_json::from_value(
+        serde_json::json!({"queryParameters": [{"countryCode": "DEU", "dataPackages": ["SCORE"]}]}),
+    )
+    .unwrap();
     let results = [
         client
             .update_session()

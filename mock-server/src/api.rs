@@ -176,6 +176,29 @@ const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.
 
 // ---------------------------------------------------------------- sessions
 
+/// The session a read (of the session, a dataset or a file) is about, settled to now. With
+/// `complete_on_read`, a customer still waiting completes first, so the read sees delivered
+/// data; whatever happened before the first read (a resend, an extension) met a waiting
+/// customer.
+async fn read(state: &Arc<AppState>, id: Uuid) -> Result<Context, Problem> {
+    if state.config.complete_on_read
+        && matches!(
+            state.context(id)?.record.progress,
+            Progress::WaitingForCustomer { .. }
+        )
+    {
+        state
+            .mutate(id, |record, _| {
+                if matches!(record.progress, Progress::WaitingForCustomer { .. }) {
+                    record.complete(Utc::now());
+                }
+                Ok(())
+            })
+            .await?;
+    }
+    state.context(id)
+}
+
 async fn search_sessions(
     State(state): State<Arc<AppState>>,
     RawQuery(query): RawQuery,
@@ -226,8 +249,10 @@ struct SearchFilters {
 
 impl SearchFilters {
     /// Parses the query string; names match case-insensitively (as ASP.NET binds them) and the
-    /// first of repeated parameters counts. An empty text filter counts as absent; an empty date,
-    /// number or status is invalid.
+    /// first of repeated parameters counts. An empty text filter counts as absent; an empty
+    /// country code, date, number or status is invalid. Exactly what the effective description
+    /// states is refused, nothing more: a `CreatedToUtc` before `CreatedFromUtc` is a range no
+    /// Session falls in (an empty page), not an error, because no schema can state that rule.
     fn parse(query: &str) -> Result<Self, Problem> {
         let mut values: HashMap<String, (String, String)> = HashMap::new();
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
@@ -255,15 +280,11 @@ impl SearchFilters {
             take: DEFAULT_TAKE,
             ..SearchFilters::default()
         };
-        if let Some(code) = take_value("CountryCode").filter(|code| !code.is_empty()) {
-            let upper = code.to_ascii_uppercase();
-            if catalog::is_iso_alpha3(&upper) {
-                filters.country_code = Some(upper);
+        if let Some(code) = take_value("CountryCode") {
+            if is_country_code(&code) {
+                filters.country_code = Some(code);
             } else {
-                errors.add(
-                    "CountryCode",
-                    format!("The value '{code}' is not an ISO 3166-1 alpha-3 country code."),
-                );
+                errors.add("CountryCode", not_a_country_code(&code));
             }
         }
         for (name, slot) in [
@@ -279,14 +300,6 @@ impl SearchFilters {
                     ),
                 }
             }
-        }
-        if let (Some(from), Some(to)) = (filters.created_from, filters.created_to)
-            && from > to
-        {
-            errors.add(
-                "CreatedToUtc",
-                format!("CreatedToUtc ({to}) is before CreatedFromUtc ({from})."),
-            );
         }
         if let Some(raw) = take_value("CustomerProgressStatus") {
             match raw.parse::<CustomerProgressStatusInput>() {
@@ -370,7 +383,10 @@ fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
+    // The JSON media types the published description lists for every body (the effective one
+    // keeps only the first, for the generator).
     if media != "application/json"
+        && media != "text/json"
         && !(media.starts_with("application/") && media.ends_with("+json"))
     {
         return Err(Problem::bad_request(format!(
@@ -435,14 +451,10 @@ fn query_parameters(
                 None
             }
             Some(Value::String(code)) => {
-                let upper = code.trim().to_ascii_uppercase();
-                if catalog::is_iso_alpha3(&upper) {
-                    Some(upper)
+                if is_country_code(code) {
+                    Some(code.clone())
                 } else {
-                    errors.add(
-                        format!("{at}.countryCode"),
-                        format!("The value '{code}' is not an ISO 3166-1 alpha-3 country code."),
-                    );
+                    errors.add(format!("{at}.countryCode"), not_a_country_code(code));
                     None
                 }
             }
@@ -501,6 +513,30 @@ fn query_parameters(
     merged
 }
 
+/// `pattern: ^[A-Z]{3}$` of the request-side country codes (overlays/09-request-constraints):
+/// the form of an ISO 3166-1 alpha-3 code. A well-formed code the catalog does not serve is
+/// accepted and reported per provider as `UNSUPPORTED_COUNTRY`, as the service does.
+fn is_country_code(code: &str) -> bool {
+    code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+fn not_a_country_code(code: &str) -> String {
+    format!(
+        "The value '{code}' is not an ISO 3166-1 alpha-3 country code (three upper-case letters, e.g. GBR)."
+    )
+}
+
+/// `maxLength` of `subjectEmail` in the effective description.
+const MAX_EMAIL_CHARS: usize = 254;
+
+/// `format: email`: an RFC 5321 mailbox (`local@domain`, the domain possibly an address literal),
+/// no display name; `maxLength: 254` counts characters, as JSON Schema does.
+fn is_email_address(text: &str) -> bool {
+    text.chars().count() <= MAX_EMAIL_CHARS
+        && EmailAddress::parse_with_options(text, EmailOptions::default().without_display_text())
+            .is_ok()
+}
+
 fn subject_email(body: &Value, errors: &mut FieldErrors) -> Option<String> {
     match body.get("subjectEmail") {
         None | Some(Value::Null) => {
@@ -508,16 +544,14 @@ fn subject_email(body: &Value, errors: &mut FieldErrors) -> Option<String> {
             None
         }
         Some(Value::String(email)) => {
-            let options = EmailOptions::default()
-                .with_required_tld()
-                .without_display_text()
-                .without_domain_literal();
-            if email.len() <= 254 && EmailAddress::parse_with_options(email, options).is_ok() {
+            if is_email_address(email) {
                 Some(email.clone())
             } else {
                 errors.add(
                     "subjectEmail",
-                    format!("The value '{email}' is not a valid e-mail address."),
+                    format!(
+                        "The value '{email}' is not an e-mail address of at most {MAX_EMAIL_CHARS} characters."
+                    ),
                 );
                 None
             }
@@ -597,7 +631,7 @@ async fn get_session(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Json<Session>, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(state.session_view(&context.record)))
 }
 
@@ -782,7 +816,7 @@ async fn input_requirements(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).input_requirements()).into_response())
 }
 
@@ -790,7 +824,7 @@ async fn pdf_report(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let bytes = report::render(&view);
     Ok(download(
@@ -810,7 +844,7 @@ async fn source_files(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).source_files()).into_response())
 }
 
@@ -820,7 +854,7 @@ async fn source_file(
 ) -> Result<Response, Problem> {
     let session_id = params.session_id()?;
     let file_id = params.uuid("sourceFileId")?;
-    let context = state.context(session_id)?;
+    let context = read(&state, session_id).await?;
     context
         .view(&state.config)
         .source_files()
@@ -841,7 +875,7 @@ async fn source_file_content(
 ) -> Result<Response, Problem> {
     let session_id = params.session_id()?;
     let file_id = params.uuid("sourceFileId")?;
-    let context = state.context(session_id)?;
+    let context = read(&state, session_id).await?;
     context
         .view(&state.config)
         .source_file_content(file_id)
@@ -860,7 +894,7 @@ async fn account_statements(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).account_statements()).into_response())
 }
 
@@ -868,7 +902,7 @@ async fn transactions_excel(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let accounts: Vec<&crate::data::Account> =
         view.accounts().into_iter().map(|(_, _, a)| a).collect();
@@ -895,7 +929,7 @@ async fn statement_excel(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("accountStatementId");
     let account = view
@@ -914,7 +948,7 @@ async fn statement_tsv(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("accountStatementId");
     let account = view
@@ -933,7 +967,7 @@ async fn categorizations_summary(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).categorizations_summary()).into_response())
 }
 
@@ -941,7 +975,7 @@ async fn categorizations(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).categorizations()).into_response())
 }
 
@@ -951,7 +985,7 @@ async fn attachments(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).attachments()?).into_response())
 }
 
@@ -959,7 +993,7 @@ async fn attachment_content(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let id = params.get("attachmentId");
     for (data, _) in view.delivered(catalog::Dataset::Attachments) {
@@ -985,7 +1019,7 @@ async fn identity_verifications(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     Ok(Json(context.view(&state.config).identity_verifications()).into_response())
 }
 
@@ -1000,7 +1034,7 @@ async fn verification_images(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let id = params.get("verificationId");
     context
         .view(&state.config)
@@ -1013,7 +1047,7 @@ async fn verification_image_content(
     State(state): State<Arc<AppState>>,
     params: PathParams,
 ) -> Result<Response, Problem> {
-    let context = state.context(params.session_id()?)?;
+    let context = read(&state, params.session_id()?).await?;
     let view = context.view(&state.config);
     let verification_id = params.get("verificationId");
     let image_id = params.get("imageId");
@@ -1043,7 +1077,7 @@ macro_rules! dataset_handler {
             State(state): State<Arc<AppState>>,
             params: PathParams,
         ) -> Result<Response, Problem> {
-            let context = state.context(params.session_id()?)?;
+            let context = read(&state, params.session_id()?).await?;
             Ok(Json(context.view(&state.config).$method()).into_response())
         }
     };

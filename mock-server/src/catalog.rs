@@ -609,13 +609,6 @@ pub fn country(code: &str) -> Option<&'static Country> {
     COUNTRIES.iter().find(|country| country.code == code)
 }
 
-/// Whether `code` is an ISO 3166-1 alpha-3 code (upper case, as the API uses them).
-pub fn is_iso_alpha3(code: &str) -> bool {
-    code.len() == 3
-        && code.bytes().all(|b| b.is_ascii_uppercase())
-        && celes::Country::from_alpha3(code).is_ok()
-}
-
 /// The English name of any ISO alpha-3 country (catalog name first, else the ISO long name).
 pub fn country_name(code: &str) -> String {
     if let Some(country) = country(code) {

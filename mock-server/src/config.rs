@@ -52,6 +52,11 @@ pub struct MockConfig {
     /// When set, a session waiting for its customer completes by itself this long after it
     /// started waiting (if the deadline has not passed first).
     pub auto_complete_after: Option<Duration>,
+    /// When set, a customer still waiting completes the moment anything of the session is read
+    /// (the session, a dataset, a file): a client reads delivered data at once, while what it
+    /// does before its first read (resend the notification, extend the deadline) still meets a
+    /// waiting customer. A tester that only speaks the API reaches both states, without a clock.
+    pub complete_on_read: bool,
     /// How long a provider stays `WAITING_FOR_PROVIDER` after the customer has given consent.
     pub provider_delay: Duration,
     /// One provider answer in this many ends in `ERROR` (chosen deterministically from the session
@@ -105,6 +110,7 @@ impl Default for MockConfig {
             signing_key_pem: None,
             state_file: None,
             auto_complete_after: None,
+            complete_on_read: false,
             provider_delay: Duration::from_secs(2),
             provider_error_one_in: 8,
             deadline_days: 7,
@@ -351,6 +357,7 @@ impl fmt::Debug for MockConfig {
             )
             .field("state_file", &self.state_file)
             .field("auto_complete_after", &self.auto_complete_after)
+            .field("complete_on_read", &self.complete_on_read)
             .field("provider_delay", &self.provider_delay)
             .field("provider_error_one_in", &self.provider_error_one_in)
             .field("deadline_days", &self.deadline_days)

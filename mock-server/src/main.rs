@@ -42,6 +42,9 @@ struct Args {
     /// Let waiting customers complete by themselves after this long (e.g. 30s, 2m).
     #[arg(long, value_parser = parse_duration)]
     auto_complete_after: Option<Duration>,
+    /// Let a waiting customer complete the moment anything of the session is read.
+    #[arg(long)]
+    complete_on_read: bool,
     /// How long providers stay WAITING_FOR_PROVIDER after the customer's consent.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     provider_delay: Duration,
@@ -256,6 +259,7 @@ async fn run() -> anyhow::Result<()> {
         signing_key_pem,
         state_file: args.state,
         auto_complete_after: args.auto_complete_after,
+        complete_on_read: args.complete_on_read,
         provider_delay: args.provider_delay,
         provider_error_one_in: args.provider_error_one_in,
         deadline_days: args.deadline_days,

@@ -45,7 +45,7 @@ async fn bad_input_gets_400_validation_problems() {
 
     let (status, body) = create_raw(
         &harness,
-        r#"{"subjectEmail":"not-an-email","queryParameters":[{"countryCode":"XYZ","dataPackages":["SCORE","GOLD"]},{"countryCode":"GB","dataPackages":[]}]}"#,
+        r#"{"subjectEmail":"not-an-email","queryParameters":[{"countryCode":"xyz","dataPackages":["SCORE","GOLD"]},{"countryCode":"GB","dataPackages":[]}]}"#,
         json,
     )
     .await;
@@ -81,11 +81,22 @@ async fn bad_input_gets_400_validation_problems() {
     );
     let (status, _) = create_raw(&harness, r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"FIN","dataPackages":["SCORE"]}]}"#, "text/plain").await;
     assert_eq!(status, 400, "only JSON bodies");
-    // Lower-case country codes are normalised, duplicates merged.
+    // Country codes are upper case, as the description states (no silent normalising).
     let (status, body) = create_raw(
         &harness,
-        r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"fin","dataPackages":["SCORE","SCORE"]},{"countryCode":"FIN","dataPackages":["IDENTIFICATION"]}]}"#,
+        r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"fin","dataPackages":["SCORE"]}]}"#,
         json,
+    )
+    .await;
+    assert_eq!(
+        (status, errors(&body)),
+        (400, vec!["queryParameters[0].countryCode".to_owned()])
+    );
+    // Duplicates are merged; text/json is one of the JSON media types the service lists.
+    let (status, body) = create_raw(
+        &harness,
+        r#"{"subjectEmail":"a@example.com","queryParameters":[{"countryCode":"FIN","dataPackages":["SCORE","SCORE"]},{"countryCode":"FIN","dataPackages":["IDENTIFICATION"]}]}"#,
+        "text/json",
     )
     .await;
     assert_eq!(status, 201, "{body}");
@@ -121,9 +132,9 @@ async fn bad_input_gets_400_validation_problems() {
         "Skip=-1",
         "CreatedFromUtc=2026-13-01",
         "CreatedToUtc=",
-        "CreatedFromUtc=2026-05-02&CreatedToUtc=2026-05-01",
         "CustomerProgressStatus=DONE",
-        "CountryCode=ZZZ",
+        "CountryCode=gbr",
+        "CountryCode=",
         "Take=99999999999",
     ] {
         let (status, body) = harness.get_json(&format!("/v1/sessions?{query}")).await;
@@ -193,7 +204,7 @@ async fn the_search_filters_and_pages() {
         }
     };
     assert_eq!(count("SubjectEmail=SPECIAL@example").await, Some(1));
-    assert_eq!(count("CountryCode=est").await, Some(12));
+    assert_eq!(count("CountryCode=EST").await, Some(12));
     assert_eq!(count("CountryCode=FIN").await, Some(13));
     assert_eq!(
         count("CustomerProgressStatus=COMPLETED_BY_CUSTOMER").await,
@@ -294,6 +305,62 @@ async fn time_expires_and_completes_sessions() {
     let (_, session) = harness.get_json(&format!("/v1/sessions/{id}")).await;
     assert_eq!(session["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
     assert!(session["subjectFullName"].is_string());
+}
+
+#[tokio::test]
+async fn complete_on_read_lets_actions_meet_a_waiting_customer_and_reads_see_data() {
+    let harness = Harness::with(MockConfig {
+        complete_on_read: true,
+        ..quick_config()
+    })
+    .await;
+    let created = harness
+        .create("eager@example.com", everything(&["GBR"]))
+        .await;
+    assert_eq!(created["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    let id = created["id"].as_str().expect("id");
+    let resend = format!("/v1/sessions/{id}/actions/resend-customer-notification");
+    let extend = format!("/v1/sessions/{id}/actions/extend-customer-input-deadline");
+    // Before anything is read, the customer is still waiting.
+    assert_eq!(harness.post(&resend).await.0, 200);
+    let (status, extended) = harness.post(&extend).await;
+    assert_eq!(status, 201, "{extended}");
+    assert_eq!(extended["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    // The first read finds the customer done and the data delivered.
+    let (_, attachments) = harness
+        .get_json(&format!("/v1/sessions/{id}/attachments"))
+        .await;
+    assert!(
+        !attachments["attachments"]
+            .as_array()
+            .expect("attachments")
+            .is_empty(),
+        "{attachments}"
+    );
+    let (_, session) = harness.get_json(&format!("/v1/sessions/{id}")).await;
+    assert_eq!(session["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
+    assert_eq!(harness.post(&resend).await.0, 400, "nothing left to do");
+    // A listing is not a read of one session: it completes nothing.
+    let other = harness
+        .create("patient@example.com", everything(&["FIN"]))
+        .await;
+    let (_, page) = harness.get_json("/v1/sessions?SubjectEmail=patient").await;
+    assert_eq!(
+        page["sessions"][0]["customerProgressStatus"],
+        "WAITING_FOR_CUSTOMER"
+    );
+    // An upgrade waits for the customer again, until the next read.
+    let (status, upgraded) = harness
+        .send_json(
+            Method::PATCH,
+            &format!("/v1/sessions/{id}"),
+            &json!({ "queryParameters": [{ "countryCode": "FIN", "dataPackages": ["SCORE"] }] }),
+        )
+        .await;
+    assert_eq!(status, 200, "{upgraded}");
+    assert_eq!(upgraded["customerProgressStatus"], "WAITING_FOR_CUSTOMER");
+    assert_eq!(harness.post(&resend).await.0, 200);
+    let _ = other;
 }
 
 fn status_of(body: &Value, source: &str) -> String {

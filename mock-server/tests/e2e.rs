@@ -17,8 +17,8 @@ use futures::StreamExt;
 
 fn query(country: &str, packages: &[DataPackageInput]) -> QueryParameterInput {
     QueryParameterInput {
-        country_code: Some(country.to_owned()),
-        data_packages: Some(packages.to_vec()),
+        country_code: country.parse().expect("a well-formed country code"),
+        data_packages: packages.to_vec(),
     }
 }
 
@@ -92,7 +92,7 @@ async fn a_whole_session_life_through_the_generated_client() {
     let created = client
         .create_session()
         .body(CreateSessionRequest {
-            subject_email: "jane.doe@example.com".into(),
+            subject_email: "jane.doe@example.com".parse().expect("an e-mail address"),
             query_parameters: vec![
                 query("FIN", &ALL),
                 query(

@@ -6,43 +6,12 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use common::openapi::convert;
 use common::{Harness, everything};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 const EFFECTIVE: &str = include_str!("../../spec/openapi.effective.json");
-
-/// OpenAPI 3.0 schema → JSON Schema 2020-12.
-fn convert(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, value) in map {
-                match key.as_str() {
-                    "nullable" | "example" => {}
-                    "$ref" => {
-                        let target = value.as_str().unwrap_or_default();
-                        out.insert(
-                            key.clone(),
-                            json!(target.replace("#/components/schemas/", "#/$defs/")),
-                        );
-                    }
-                    key if key.starts_with("x-") => {}
-                    _ => {
-                        out.insert(key.clone(), convert(value));
-                    }
-                }
-            }
-            if map.get("nullable") == Some(&Value::Bool(true)) {
-                json!({ "anyOf": [Value::Object(out), { "type": "null" }] })
-            } else {
-                Value::Object(out)
-            }
-        }
-        Value::Array(items) => Value::Array(items.iter().map(convert).collect()),
-        other => other.clone(),
-    }
-}
 
 struct Contract {
     document: Value,

@@ -15,6 +15,7 @@ mod ci;
 mod conformance;
 mod drift;
 mod fetch;
+mod mock;
 mod quickstart;
 mod regen;
 

@@ -9,7 +9,8 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::conformance::{MockProcess, build_mock, random_hex, workspace_root};
+use crate::mock::{MockOptions, MockProcess, build_mock, random_secret};
+use crate::regen::workspace_root;
 
 /// The steps the quickstart must report, at least once each.
 const REQUIRED_STEPS: &[&str] = &[
@@ -21,10 +22,15 @@ const REQUIRED_STEPS: &[&str] = &[
 ];
 
 pub fn run() -> anyhow::Result<()> {
-    let root = workspace_root()?;
+    let root = workspace_root();
     let binary = build_mock(&root)?;
-    let secret = random_hex();
-    let mut mock = MockProcess::start(&binary, "quickstart", &secret)?;
+    let secret = random_secret();
+    let mut mock = MockProcess::start(
+        &binary,
+        "quickstart",
+        &secret,
+        &MockOptions::default().args(["--provider-delay", "0s"]),
+    )?;
     let out_dir = tempfile::tempdir().context("creating a temporary output directory")?;
     let base = mock.base_url.clone();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -41,10 +47,7 @@ pub fn run() -> anyhow::Result<()> {
         ])
         .arg("jane.doe@example.com")
         .env("CREDITDATA_BASE_URL", &base)
-        .env(
-            "CREDITDATA_TOKEN_URL",
-            format!("{base}/realms/consumer/protocol/openid-connect/token"),
-        )
+        .env("CREDITDATA_TOKEN_URL", &mock.token_url)
         .env("CREDITDATA_CLIENT_ID", "quickstart")
         .env("CREDITDATA_CLIENT_SECRET", &secret)
         .env("CREDITDATA_OUT_DIR", out_dir.path())

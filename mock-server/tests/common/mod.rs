@@ -2,6 +2,8 @@
 //! token endpoint, and a reqwest client that sends it.
 #![allow(dead_code)]
 
+pub mod openapi;
+
 use std::time::Duration;
 
 use creditdata_mock::{MockConfig, MockServer};

@@ -1,0 +1,400 @@
+//! The request limits of the API description that the generated types cannot hold, checked
+//! before a request is sent.
+//!
+//! The description states what a request may carry (`overlays/09-request-constraints`), and
+//! the mock refuses exactly that. typify turns most of it into types: a `pattern` or
+//! `maxLength` becomes a validating newtype ([`QueryParameterInputCountryCode`],
+//! [`CreateSessionRequestSubjectEmail`]), `minimum: 1` becomes [`NonZeroU32`](std::num::NonZeroU32),
+//! a required non-nullable member a plain field. It leaves out a lower bound of 0 on an `int32`,
+//! every `maximum`, `minItems`/`maxItems` and `format: email`; those are the tables below, and
+//! [`runtime`](crate::runtime) refuses a request that breaks one with
+//! [`Error::InvalidRequest`] before anything leaves, as the service would refuse it with a 400.
+//!
+//! The tables repeat numbers of the description; a unit test reads
+//! `spec/openapi.effective.json` and fails when they differ, so a regeneration that changes a
+//! limit cannot leave this module behind. Messages name the parameter or member and the limit,
+//! never the value sent (an e-mail address is personal data).
+//!
+//! [`QueryParameterInputCountryCode`]: crate::types::QueryParameterInputCountryCode
+//! [`CreateSessionRequestSubjectEmail`]: crate::types::CreateSessionRequestSubjectEmail
+
+use serde_json::Value;
+
+use crate::Error;
+
+/// The largest page (`Take`) the session search accepts.
+pub const MAX_TAKE: u32 = 100;
+
+/// The most query parameters (countries with their packages) one create or update may carry.
+pub const MAX_QUERY_PARAMETERS: usize = 100;
+
+/// An integer query parameter's allowed range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryRange {
+    /// The operationId.
+    pub operation: &'static str,
+    /// The parameter's name on the wire.
+    pub parameter: &'static str,
+    /// Smallest allowed value.
+    pub minimum: i64,
+    /// Largest allowed value.
+    pub maximum: i64,
+}
+
+/// An array member of a JSON request body and how many items it may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayLength {
+    /// The operationId.
+    pub operation: &'static str,
+    /// JSON pointer of the member in the body; `*` stands for every item of an array.
+    pub pointer: &'static str,
+    /// Fewest items.
+    pub min_items: usize,
+    /// Most items, when bounded.
+    pub max_items: Option<usize>,
+}
+
+/// A string member of a JSON request body that must be an e-mail address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmailMember {
+    /// The operationId.
+    pub operation: &'static str,
+    /// JSON pointer of the member in the body.
+    pub pointer: &'static str,
+}
+
+/// `minimum`/`maximum` of the integer query parameters.
+pub const QUERY_RANGES: &[QueryRange] = &[
+    QueryRange {
+        operation: "GetSessions",
+        parameter: "Skip",
+        minimum: 0,
+        maximum: i32::MAX as i64,
+    },
+    QueryRange {
+        operation: "GetSessions",
+        parameter: "Take",
+        minimum: 1,
+        maximum: MAX_TAKE as i64,
+    },
+];
+
+/// `minItems`/`maxItems` of the arrays in request bodies.
+pub const ARRAY_LENGTHS: &[ArrayLength] = &[
+    ArrayLength {
+        operation: "CreateSession",
+        pointer: "/queryParameters",
+        min_items: 1,
+        max_items: Some(MAX_QUERY_PARAMETERS),
+    },
+    ArrayLength {
+        operation: "CreateSession",
+        pointer: "/queryParameters/*/dataPackages",
+        min_items: 1,
+        max_items: None,
+    },
+    ArrayLength {
+        operation: "UpdateSession",
+        pointer: "/queryParameters",
+        min_items: 1,
+        max_items: Some(MAX_QUERY_PARAMETERS),
+    },
+    ArrayLength {
+        operation: "UpdateSession",
+        pointer: "/queryParameters/*/dataPackages",
+        min_items: 1,
+        max_items: None,
+    },
+];
+
+/// `format: email` members of request bodies.
+pub const EMAIL_MEMBERS: &[EmailMember] = &[EmailMember {
+    operation: "CreateSession",
+    pointer: "/subjectEmail",
+}];
+
+/// Whether `text` is an e-mail address as `format: email` means it: an RFC 5321 mailbox
+/// (`local@domain`, the domain possibly an address literal), without a display name.
+pub fn is_email_address(text: &str) -> bool {
+    email_address::EmailAddress::parse_with_options(
+        text,
+        email_address::Options::default().without_display_text(),
+    )
+    .is_ok()
+}
+
+/// The first limit `request` (of `operation`, an operationId) breaks, as the error to return
+/// instead of sending it.
+pub(crate) fn violation(request: &reqwest::Request, operation: &'static str) -> Option<Error> {
+    let problem =
+        query_violation(request, operation).or_else(|| body_violation(request, operation))?;
+    Some(Error::InvalidRequest {
+        operation: Some(operation),
+        message: problem,
+    })
+}
+
+fn query_violation(request: &reqwest::Request, operation: &str) -> Option<String> {
+    let ranges: Vec<&QueryRange> = QUERY_RANGES
+        .iter()
+        .filter(|range| range.operation == operation)
+        .collect();
+    if ranges.is_empty() {
+        return None;
+    }
+    for (name, value) in request.url().query_pairs() {
+        let Some(range) = ranges.iter().find(|range| range.parameter == name) else {
+            continue;
+        };
+        let within = value
+            .parse::<i64>()
+            .is_ok_and(|number| (range.minimum..=range.maximum).contains(&number));
+        if !within {
+            return Some(format!(
+                "{} must be an integer from {} to {}",
+                range.parameter, range.minimum, range.maximum
+            ));
+        }
+    }
+    None
+}
+
+fn body_violation(request: &reqwest::Request, operation: &str) -> Option<String> {
+    let arrays = ARRAY_LENGTHS.iter().filter(|a| a.operation == operation);
+    let emails = EMAIL_MEMBERS.iter().filter(|e| e.operation == operation);
+    if arrays.clone().next().is_none() && emails.clone().next().is_none() {
+        return None;
+    }
+    // The generated code serialises JSON bodies into memory; a body that is not JSON is not
+    // ours to judge here.
+    let body: Value = serde_json::from_slice(request.body()?.as_bytes()?).ok()?;
+    for limit in arrays {
+        for (at, value) in select(&body, limit.pointer) {
+            let Some(items) = value.as_array().map(Vec::len) else {
+                continue;
+            };
+            if items < limit.min_items {
+                return Some(format!(
+                    "{at} needs at least {} item{}, it has {items}",
+                    limit.min_items,
+                    if limit.min_items == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some(max) = limit.max_items
+                && items > max
+            {
+                return Some(format!("{at} takes at most {max} items, it has {items}"));
+            }
+        }
+    }
+    for member in emails {
+        for (at, value) in select(&body, member.pointer) {
+            if value.as_str().is_some_and(|text| !is_email_address(text)) {
+                return Some(format!("{at} is not an e-mail address"));
+            }
+        }
+    }
+    None
+}
+
+/// The values at `pointer` (`*` = every array item), each with a readable path
+/// (`queryParameters[1].dataPackages`).
+fn select<'a>(body: &'a Value, pointer: &str) -> Vec<(String, &'a Value)> {
+    let mut found = vec![(String::new(), body)];
+    for segment in pointer.split('/').skip(1) {
+        let mut next = Vec::new();
+        for (at, value) in found {
+            if segment == "*" {
+                for (index, item) in value.as_array().into_iter().flatten().enumerate() {
+                    next.push((format!("{at}[{index}]"), item));
+                }
+            } else if let Some(member) = value.get(segment) {
+                let at = if at.is_empty() {
+                    segment.to_owned()
+                } else {
+                    format!("{at}.{segment}")
+                };
+                next.push((at, member));
+            }
+        }
+        found = next;
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    const EFFECTIVE: &str = include_str!("../../spec/openapi.effective.json");
+
+    fn resolve<'a>(document: &'a Value, schema: &'a Value) -> &'a Value {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                let pointer = reference.trim_start_matches('#');
+                resolve(document, document.pointer(pointer).expect("$ref resolves"))
+            }
+            None => schema,
+        }
+    }
+
+    /// Every `minItems`/`maxItems` array and `format: email` string under `schema`.
+    fn walk(
+        document: &Value,
+        schema: &Value,
+        pointer: String,
+        arrays: &mut Vec<(String, usize, Option<usize>)>,
+        emails: &mut Vec<String>,
+    ) {
+        let schema = resolve(document, schema);
+        if schema.get("format").and_then(Value::as_str) == Some("email") {
+            emails.push(pointer.clone());
+        }
+        let min = schema.get("minItems").and_then(Value::as_u64);
+        let max = schema.get("maxItems").and_then(Value::as_u64);
+        if min.is_some() || max.is_some() {
+            arrays.push((
+                pointer.clone(),
+                min.unwrap_or(0) as usize,
+                max.map(|m| m as usize),
+            ));
+        }
+        if let Some(items) = schema.get("items") {
+            walk(document, items, format!("{pointer}/*"), arrays, emails);
+        }
+        for (name, member) in schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            walk(
+                document,
+                member,
+                format!("{pointer}/{name}"),
+                arrays,
+                emails,
+            );
+        }
+    }
+
+    #[test]
+    fn the_tables_state_exactly_the_limits_of_the_effective_description() {
+        let document: Value = serde_json::from_str(EFFECTIVE).expect("effective document");
+        let mut ranges = BTreeSet::new();
+        let mut arrays = BTreeSet::new();
+        let mut emails = BTreeSet::new();
+        for item in document["paths"].as_object().expect("paths").values() {
+            for operation in item.as_object().expect("path item").values() {
+                let Some(id) = operation.get("operationId").and_then(Value::as_str) else {
+                    continue;
+                };
+                for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                    let schema = resolve(&document, &parameter["schema"]);
+                    if schema.get("minimum").is_some() || schema.get("maximum").is_some() {
+                        ranges.insert((
+                            id.to_owned(),
+                            parameter["name"].as_str().expect("name").to_owned(),
+                            schema["minimum"].as_i64().unwrap_or(i64::MIN),
+                            schema["maximum"].as_i64().unwrap_or(i64::MAX),
+                        ));
+                    }
+                }
+                let body = &operation["requestBody"]["content"]["application/json"]["schema"];
+                if !body.is_null() {
+                    let (mut found_arrays, mut found_emails) = (Vec::new(), Vec::new());
+                    walk(
+                        &document,
+                        body,
+                        String::new(),
+                        &mut found_arrays,
+                        &mut found_emails,
+                    );
+                    for (pointer, min, max) in found_arrays {
+                        arrays.insert((id.to_owned(), pointer, min, max));
+                    }
+                    for pointer in found_emails {
+                        emails.insert((id.to_owned(), pointer));
+                    }
+                }
+            }
+        }
+        let table_ranges: BTreeSet<_> = QUERY_RANGES
+            .iter()
+            .map(|r| {
+                (
+                    r.operation.to_owned(),
+                    r.parameter.to_owned(),
+                    r.minimum,
+                    r.maximum,
+                )
+            })
+            .collect();
+        let table_arrays: BTreeSet<_> = ARRAY_LENGTHS
+            .iter()
+            .map(|a| {
+                (
+                    a.operation.to_owned(),
+                    a.pointer.to_owned(),
+                    a.min_items,
+                    a.max_items,
+                )
+            })
+            .collect();
+        let table_emails: BTreeSet<_> = EMAIL_MEMBERS
+            .iter()
+            .map(|e| (e.operation.to_owned(), e.pointer.to_owned()))
+            .collect();
+        assert_eq!(table_ranges, ranges, "QUERY_RANGES against the description");
+        assert_eq!(
+            table_arrays, arrays,
+            "ARRAY_LENGTHS against the description"
+        );
+        assert_eq!(
+            table_emails, emails,
+            "EMAIL_MEMBERS against the description"
+        );
+    }
+
+    #[test]
+    fn select_names_every_item() {
+        let body = json!({"queryParameters": [{"dataPackages": []}, {"dataPackages": ["SCORE"]}]});
+        let found: Vec<String> = select(&body, "/queryParameters/*/dataPackages")
+            .into_iter()
+            .map(|(at, _)| at)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "queryParameters[0].dataPackages",
+                "queryParameters[1].dataPackages"
+            ]
+        );
+    }
+
+    #[test]
+    fn e_mail_addresses_follow_rfc_5321_without_display_names() {
+        for valid in [
+            "jane.doe@example.com",
+            "a@localhost",
+            "a@[127.0.0.1]",
+            "x+tag@b.co",
+        ] {
+            assert!(is_email_address(valid), "{valid}");
+        }
+        for invalid in [
+            "",
+            "jane",
+            "a..b@example.com",
+            "Jane <jane@example.com>",
+            "a@",
+            "@b.com",
+        ] {
+            assert!(!is_email_address(invalid), "{invalid}");
+        }
+    }
+}
