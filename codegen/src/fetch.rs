@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::diff::{self, ChangeReport};
-use crate::document::{self, DocumentError, Format};
+use crate::document::{self, DocumentError, Format, json_type, pointer};
 use crate::downconvert;
 use crate::pipeline::sha256_hex;
 
@@ -322,7 +322,7 @@ pub struct Published {
 impl Published {
     /// How many operations the document has (methods under `paths`).
     pub fn operation_count(&self) -> usize {
-        operation_count(&self.document)
+        document::operations(&self.document).count()
     }
 }
 
@@ -498,34 +498,6 @@ fn is_openapi_3(version: &str) -> bool {
     digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
 }
 
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn operation_count(doc: &Value) -> usize {
-    const METHODS: [&str; 8] = [
-        "get", "put", "post", "delete", "options", "head", "patch", "trace",
-    ];
-    doc.get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(_, item)| item.as_object())
-        .map(|item| {
-            item.keys()
-                .filter(|k| METHODS.contains(&k.as_str()))
-                .count()
-        })
-        .sum()
-}
-
 /// Where two documents differ as data.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Differences {
@@ -543,63 +515,47 @@ pub fn differences(old: &Value, new: &Value, keep: usize) -> Differences {
     out
 }
 
-fn walk(old: &Value, new: &Value, pointer: &mut String, keep: usize, out: &mut Differences) {
-    let note = |mark: char, pointer: &str, out: &mut Differences| {
+fn walk(old: &Value, new: &Value, at: &mut String, keep: usize, out: &mut Differences) {
+    let note = |mark: char, at: &str, out: &mut Differences| {
         out.count += 1;
         if out.pointers.len() < keep {
-            let shown = if pointer.is_empty() {
-                "(the root)"
-            } else {
-                pointer
-            };
+            let shown = if at.is_empty() { "(the root)" } else { at };
             out.pointers.push(format!("{mark} {shown}"));
         }
     };
     match (old, new) {
         (Value::Object(a), Value::Object(b)) => {
             for (key, a_value) in a {
-                let len = pointer.len();
-                push_token(pointer, key);
+                let len = at.len();
+                pointer::push(at, key);
                 match b.get(key) {
-                    Some(b_value) => walk(a_value, b_value, pointer, keep, out),
-                    None => note('-', pointer, out),
+                    Some(b_value) => walk(a_value, b_value, at, keep, out),
+                    None => note('-', at, out),
                 }
-                pointer.truncate(len);
+                at.truncate(len);
             }
             for key in b.keys().filter(|k| !a.contains_key(*k)) {
-                let len = pointer.len();
-                push_token(pointer, key);
-                note('+', pointer, out);
-                pointer.truncate(len);
+                let len = at.len();
+                pointer::push(at, key);
+                note('+', at, out);
+                at.truncate(len);
             }
         }
         (Value::Array(a), Value::Array(b)) => {
             for i in 0..a.len().max(b.len()) {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&i.to_string());
+                let len = at.len();
+                at.push('/');
+                at.push_str(&i.to_string());
                 match (a.get(i), b.get(i)) {
-                    (Some(x), Some(y)) => walk(x, y, pointer, keep, out),
-                    (Some(_), None) => note('-', pointer, out),
-                    _ => note('+', pointer, out),
+                    (Some(x), Some(y)) => walk(x, y, at, keep, out),
+                    (Some(_), None) => note('-', at, out),
+                    _ => note('+', at, out),
                 }
-                pointer.truncate(len);
+                at.truncate(len);
             }
         }
-        (a, b) if a != b => note('~', pointer, out),
+        (a, b) if a != b => note('~', at, out),
         _ => {}
-    }
-}
-
-/// RFC 6901: `~` is written `~0` and `/` is written `~1`.
-fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
     }
 }
 

@@ -28,6 +28,9 @@ use heck::ToUpperCamelCase;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value};
 
+use crate::document::pointer::{escape, unescape};
+use crate::document::{self, SCHEMA_REF_PREFIX, is_extension, is_http_method, resolve};
+
 /// Extension marking a response-side enum that the generated code keeps open.
 pub const OPEN_ENUM_MARK: &str = "x-creditdata-open-enum";
 /// Extension on a request-side copy, naming the response-side schema it was copied from.
@@ -36,8 +39,6 @@ pub const REQUEST_VARIANT_MARK: &str = "x-creditdata-request-variant-of";
 pub const HOISTED_MARK: &str = "x-creditdata-hoisted-from";
 /// Suffix of the request-side copies.
 pub const REQUEST_SUFFIX: &str = "Input";
-
-const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
 /// What [`prepare`] did to the document, and what the code pass must do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -171,54 +172,48 @@ enum Side {
 
 /// Calls `f` with every schema an operation uses directly, and which side it is on.
 fn for_each_root(doc: &Value, f: &mut dyn FnMut(Side, &Value)) {
-    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
-        return;
-    };
-    for item in paths.values() {
-        let Some(item) = item.as_object() else {
-            continue;
-        };
-        let shared_params = item.get("parameters");
-        for (method, op) in item {
-            if !is_http_method(method) {
-                continue;
+    for op in document::operations(doc) {
+        let shared_params = op.item.get("parameters");
+        for params in [shared_params, op.operation.get("parameters")]
+            .into_iter()
+            .flatten()
+        {
+            for param in params.as_array().into_iter().flatten() {
+                let param = resolve(doc, param);
+                for_each_parameter_schema(param, |s| f(Side::Request, s));
             }
-            for params in [shared_params, op.get("parameters")].into_iter().flatten() {
-                for param in params.as_array().into_iter().flatten() {
-                    let param = resolve(doc, param);
-                    for_each_parameter_schema(param, |s| f(Side::Request, s));
-                }
-            }
-            if let Some(body) = op.get("requestBody") {
-                for_each_content_schema(resolve(doc, body), |s| f(Side::Request, s));
-            }
-            for response in op
-                .get("responses")
+        }
+        if let Some(body) = op.operation.get("requestBody") {
+            for_each_content_schema(resolve(doc, body), |s| f(Side::Request, s));
+        }
+        for response in op
+            .operation
+            .get("responses")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let response = resolve(doc, response.1);
+            for_each_content_schema(response, |s| f(Side::Response, s));
+            for header in response
+                .get("headers")
                 .and_then(Value::as_object)
                 .into_iter()
                 .flatten()
             {
-                let response = resolve(doc, response.1);
-                for_each_content_schema(response, |s| f(Side::Response, s));
-                for header in response
-                    .get("headers")
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                {
-                    for_each_parameter_schema(resolve(doc, header.1), |s| f(Side::Response, s));
-                }
+                for_each_parameter_schema(resolve(doc, header.1), |s| f(Side::Response, s));
             }
         }
     }
 }
 
-/// The request-side roots again, mutably, for rewriting references in place. Parameters and
-/// bodies defined under `components` are rewritten there: only requests use them.
+/// The request-side roots again, mutably, for rewriting references in place (the operations
+/// [`document::operations`] yields). Parameters and bodies defined under `components` are
+/// rewritten there: only requests use them.
 fn for_each_request_root(doc: &mut Value, mut f: impl FnMut(&mut Value)) {
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
-        for item in paths.values_mut() {
-            let Some(item) = item.as_object_mut() else {
+        for (path, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut().filter(|_| !is_extension(path)) else {
                 continue;
             };
             for (key, value) in item.iter_mut() {
@@ -299,27 +294,6 @@ fn for_each_content_schema_mut(holder: &mut Value, f: &mut impl FnMut(&mut Value
             f(schema);
         }
     }
-}
-
-fn is_http_method(key: &str) -> bool {
-    matches!(
-        key,
-        "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace"
-    )
-}
-
-/// Follows a local `$ref` (parameters, request bodies, responses, headers) one or more times.
-fn resolve<'a>(doc: &'a Value, mut value: &'a Value) -> &'a Value {
-    for _ in 0..16 {
-        match value.get("$ref").and_then(Value::as_str) {
-            Some(r) => match r.strip_prefix('#').and_then(|p| doc.pointer(p)) {
-                Some(target) => value = target,
-                None => return value,
-            },
-            None => return value,
-        }
-    }
-    value
 }
 
 /// Every component-schema name referenced anywhere inside `value`.
@@ -515,14 +489,6 @@ fn hoist_within(
             hoist_within(sub, &name, &ptr, out);
         }
     }
-}
-
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
-fn unescape(name: &str) -> String {
-    name.replace("~1", "/").replace("~0", "~")
 }
 
 /// The Rust name typify gives a component schema.

@@ -442,7 +442,7 @@ pub fn preflight_static(document: &Value) -> Report {
             Problem::NotAnObject,
             format!(
                 "The document is {}, not a JSON object; progenitor cannot read it at all.",
-                describe_json_type(document)
+                crate::document::json_type(document)
             ),
             SuggestedFix::update(
                 "$".into(),
@@ -589,12 +589,7 @@ pub(crate) fn schema_source(doc: &Value, name: &str) -> Option<Loc> {
             .key(&name)
             .get(doc)?;
         if let Some(from) = schema.get(open_enums::HOISTED_MARK).and_then(Value::as_str) {
-            let keys = Loc(from
-                .split('/')
-                .skip(1)
-                .map(|t| loc::Seg::Key(t.replace("~1", "/").replace("~0", "~")))
-                .collect());
-            return Some(keys.resolve(doc).map_or(keys, |(resolved, _)| resolved));
+            return Some(Loc::of_pointer(doc, from));
         }
         match schema
             .get(open_enums::REQUEST_VARIANT_MARK)
@@ -617,7 +612,7 @@ fn at_source(doc: &Value, mut finding: Finding) -> Finding {
         return finding;
     };
     let (token, inner) = rest.split_once('/').map_or((rest, ""), |(t, i)| (t, i));
-    let name = token.replace("~1", "/").replace("~0", "~");
+    let name = crate::document::pointer::unescape(token);
     let Some(source) = schema_source(doc, &name) else {
         return finding;
     };
@@ -638,15 +633,4 @@ fn at_source(doc: &Value, mut finding: Finding) -> Finding {
     retarget(&mut finding.fix);
     finding.follow_up.iter_mut().for_each(retarget);
     finding
-}
-
-pub(crate) fn describe_json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -11,12 +11,7 @@ use super::names::{self, CLIENT_METHODS, Case};
 use super::refs::{Section, reference_of, resolve};
 use super::schemas;
 use super::{Ctx, Problem, SuggestedFix};
-
-/// The operations of a path item progenitor reads (`PathItem::iter`); any other key is not an
-/// operation to it.
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
+use crate::document::is_http_method;
 
 pub(crate) fn check(ctx: &mut Ctx) {
     version(ctx);
@@ -58,7 +53,7 @@ pub(crate) fn check(ctx: &mut Ctx) {
         let path_params = params_of(ctx, item_map.get("parameters"), &item_loc.key("parameters"));
         for (method, op) in item_map {
             let Value::Object(map) = op else { continue };
-            if !METHODS.contains(&method.as_str()) {
+            if !is_http_method(method) {
                 continue;
             }
             let op = Op {
