@@ -6,8 +6,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
 use crate::document::{HTTP_METHODS, is_http_method};
 
 pub(crate) fn check(ctx: &mut Ctx) {

@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
 use crate::document::{SCHEMA_REF_PREFIX, pointer};
 
 /// Keywords that make typify merge a composition with the node's own constraints (each seen to

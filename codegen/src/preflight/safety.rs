@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::loc::{Loc, Seg};
-use super::{Finding, Problem, SuggestedFix};
+use super::report::{Finding, Problem, SuggestedFix};
 use crate::document::{self, SCHEMA_REF_PREFIX, is_http_method, pointer};
 
 /// Keywords inside a failing schema whose removal is tried as the fix, most likely first.
@@ -265,7 +265,7 @@ impl Schemas {
     /// Where the schema `name` came from, as a JSON pointer: where the open-enum stage took
     /// it from (a request-side copy's original, a hoisted enum's inline place), else itself.
     fn source_pointer(&self, doc: &Value, name: &str) -> String {
-        super::schema_source(doc, name)
+        super::provenance::schema_source(doc, name)
             .unwrap_or_else(|| Loc::root().key("components").key("schemas").key(name))
             .pointer()
     }

@@ -4,9 +4,10 @@
 use openapiv3::{AnySchema, ReferenceOr, Schema, SchemaKind, Type};
 use serde_json::{Value, json};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
 use super::refs::reference_of;
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
 use crate::document::{SCHEMA_REF_PREFIX, pointer};
 
 /// Every component schema: progenitor converts them all (`add_ref_types`), used or not.
