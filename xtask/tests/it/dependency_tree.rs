@@ -1,14 +1,15 @@
 //! The client crate users depend on never pulls in the generator.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
+
+use crate::support::workspace_root;
 
 #[test]
 fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .current_dir(workspace_root())
         .args([
             "tree",
             "-p",

@@ -2,31 +2,25 @@
 //! classification, the report in every format, downloads from a loopback server, nothing
 //! changed in the workspace. Nothing here leaves 127.0.0.1.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::process::Output;
 
 use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use crate::support::{self, serve, text, workspace_root};
 
 fn release(name: &str) -> PathBuf {
-    root().join("codegen/tests/data/releases").join(name)
+    workspace_root()
+        .join("codegen/tests/data/releases")
+        .join(name)
 }
 
 /// The vendored description after a release, as a JSON file in `dir`.
 fn released(dir: &Path, name: &str) -> PathBuf {
     let doc = overlay::apply_files(
-        &root().join("spec/openapi.json"),
+        &workspace_root().join("spec/openapi.json"),
         &[release(name)],
         &ApplyOptions { lenient: false },
     )
@@ -38,15 +32,7 @@ fn released(dir: &Path, name: &str) -> PathBuf {
 }
 
 fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("xtask runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    support::xtask().args(args).output().expect("xtask runs")
 }
 
 /// The checked-in outputs drift compares with, byte for byte.
@@ -58,7 +44,7 @@ fn checked_in() -> Vec<Vec<u8>> {
         "spec/openapi.json",
     ]
     .iter()
-    .map(|p| std::fs::read(root().join(p)).unwrap())
+    .map(|p| std::fs::read(workspace_root().join(p)).unwrap())
     .collect()
 }
 
@@ -86,7 +72,7 @@ fn exit_codes_follow_the_classification() {
     let dir = tempfile::tempdir().unwrap();
     let before = checked_in();
 
-    let (code, report) = drift_json(&root().join("spec/openapi.json"));
+    let (code, report) = drift_json(&workspace_root().join("spec/openapi.json"));
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["summary"]["changes"], 0);
 
@@ -167,7 +153,7 @@ fn the_text_and_markdown_reports_and_a_json_copy() {
 
 #[test]
 fn a_description_the_generator_cannot_take_exits_1_and_says_why() {
-    let broken = root().join("codegen/tests/data/preflight-broken.json");
+    let broken = workspace_root().join("codegen/tests/data/preflight-broken.json");
     let out = xtask(&["drift", "--spec", broken.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
@@ -190,44 +176,6 @@ fn url_and_spec_exclude_each_other() {
         "{}",
         text(&out.stderr)
     );
-}
-
-/// Serves `routes` (path without query → body) on 127.0.0.1; 404 otherwise. Returns the base.
-fn serve(routes: Vec<(&'static str, Vec<u8>)>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(16) {
-            let Ok(stream) = stream else { continue };
-            answer(stream, &routes);
-        }
-    });
-    base
-}
-
-fn answer(mut stream: TcpStream, routes: &[(&'static str, Vec<u8>)]) {
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 65536 {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return,
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let target = head.split_whitespace().nth(1).unwrap_or("");
-    let path = target.split('?').next().unwrap_or("");
-    let (status, body) = match routes.iter().find(|(p, _)| *p == path) {
-        Some((_, body)) => ("200 OK", body.as_slice()),
-        None => ("404 Not Found", &b"not here"[..]),
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(body);
 }
 
 #[test]

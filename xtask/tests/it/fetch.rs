@@ -2,54 +2,17 @@
 //! loopback server standing in for the publisher. Nothing here leaves 127.0.0.1.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::process::Output;
 
 use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::pipeline::sha256_hex;
 
+use crate::support::{self, serve, text, workspace_root};
+
 fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")
-}
-
-/// Serves `routes` (path → body, 200) on 127.0.0.1, 404 for anything else; returns the base URL.
-fn serve(routes: Vec<(&'static str, Vec<u8>)>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(32) {
-            let Ok(stream) = stream else { continue };
-            answer(stream, &routes);
-        }
-    });
-    base
-}
-
-fn answer(mut stream: TcpStream, routes: &[(&'static str, Vec<u8>)]) {
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 65536 {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return,
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let path = head.split_whitespace().nth(1).unwrap_or("");
-    let (status, body) = match routes.iter().find(|(p, _)| *p == path) {
-        Some((_, body)) => ("200 OK", body.as_slice()),
-        None => ("404 Not Found", &b"not here"[..]),
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(body);
+    workspace_root().join("spec")
 }
 
 /// A copy of spec/'s fetch inputs in a temporary directory.
@@ -76,22 +39,15 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn xtask(dir: &Path, args: &[&str]) -> (Output, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    command.arg("fetch").arg("--spec-dir").arg(dir).args(args);
-    // A proxy from the environment must not carry loopback requests elsewhere.
-    for var in [
-        "http_proxy",
-        "HTTP_PROXY",
-        "https_proxy",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ] {
-        command.env_remove(var);
-    }
-    let output = command.output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let output = support::xtask()
+        .arg("fetch")
+        .arg("--spec-dir")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
     (output, stdout, stderr)
 }
 

@@ -1,14 +1,26 @@
 //! `cargo xtask overlay apply`, run as the built binary.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use creditdata_codegen::document::{self, Format};
+
+use crate::support::{self, text};
 
 const CASES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/fixtures/overlay-compliant-sets"
 );
+
+/// Whether the OAI's compliant sets are beside the checkout; the tests that read them skip
+/// where they are not.
+fn have_cases() -> bool {
+    let present = Path::new(CASES).is_dir();
+    if !present {
+        eprintln!("skipped: no OAI overlay compliant sets at {CASES}");
+    }
+    present
+}
 
 fn case(name: &str, file: &str) -> PathBuf {
     let path = Path::new(CASES).join(name).join(file);
@@ -17,19 +29,18 @@ fn case(name: &str, file: &str) -> PathBuf {
 }
 
 fn xtask(args: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    support::xtask()
         .args(["overlay", "apply"])
         .args(args)
         .output()
         .expect("the xtask binary runs")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn applies_a_compliant_set_to_stdout_in_the_format_of_the_spec() {
+    if !have_cases() {
+        return;
+    }
     let out = xtask(&[
         &case("remove-matching-responses", "openapi.yaml"),
         &case("remove-matching-responses", "overlay.yaml"),
@@ -43,6 +54,9 @@ fn applies_a_compliant_set_to_stdout_in_the_format_of_the_spec() {
 
 #[test]
 fn writes_json_to_the_output_file_by_its_extension() {
+    if !have_cases() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("nested").join("effective.json");
     let out = xtask(&[
@@ -65,6 +79,9 @@ fn writes_json_to_the_output_file_by_its_extension() {
 
 #[test]
 fn a_target_that_selects_nothing_fails_and_names_file_index_and_target() {
+    if !have_cases() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let overlay = dir.path().join("20-moved.overlay.yaml");
     std::fs::write(
@@ -99,6 +116,9 @@ fn a_target_that_selects_nothing_fails_and_names_file_index_and_target() {
 
 #[test]
 fn a_malformed_overlay_fails_with_a_parse_error_naming_the_file() {
+    if !have_cases() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let overlay = dir.path().join("broken.overlay.yaml");
     std::fs::write(&overlay, "overlay: 1.1.0\nactions: [\n  - target: $\n").unwrap();

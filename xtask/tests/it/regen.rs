@@ -1,25 +1,12 @@
 //! `cargo xtask regen` and `cargo xtask check` as a user runs them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use crate::support::{self, text, workspace_root};
 
 fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("xtask runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    support::xtask().args(args).output().expect("xtask runs")
 }
 
 #[test]
@@ -37,7 +24,7 @@ fn check_passes_on_the_checked_in_outputs() {
 #[test]
 fn check_fails_with_a_diff_after_an_overlay_changes() {
     let overlays = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(root().join("overlays")).unwrap() {
+    for entry in std::fs::read_dir(workspace_root().join("overlays")).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, overlays.path().join(path.file_name().unwrap())).unwrap();
     }
@@ -73,7 +60,7 @@ fn check_fails_with_a_diff_after_an_overlay_changes() {
 #[test]
 fn regen_on_a_broken_document_exits_1_with_the_preflight_report_and_writes_nothing() {
     let out_dir = tempfile::tempdir().unwrap();
-    let broken = root().join("codegen/tests/data/preflight-broken.json");
+    let broken = workspace_root().join("codegen/tests/data/preflight-broken.json");
     let empty_overlays = tempfile::tempdir().unwrap();
     let out = xtask(&[
         "regen",
@@ -97,7 +84,7 @@ fn regen_with_out_writes_the_pipeline_outputs_for_another_document() {
     let out = xtask(&[
         "regen",
         "--spec",
-        root().join("spec/openapi.yaml").to_str().unwrap(),
+        workspace_root().join("spec/openapi.yaml").to_str().unwrap(),
         "--out",
         out_dir.path().to_str().unwrap(),
     ]);
@@ -109,7 +96,8 @@ fn regen_with_out_writes_the_pipeline_outputs_for_another_document() {
         "the header names the input"
     );
     let effective = std::fs::read_to_string(out_dir.path().join("openapi.effective.json")).unwrap();
-    let checked_in = std::fs::read_to_string(root().join("spec/openapi.effective.json")).unwrap();
+    let checked_in =
+        std::fs::read_to_string(workspace_root().join("spec/openapi.effective.json")).unwrap();
     assert_eq!(
         effective, checked_in,
         "the YAML and JSON descriptions produce the same effective document"
@@ -125,7 +113,7 @@ fn previous_generation() -> tempfile::TempDir {
         ("generated-client/src/generated.rs", "generated.rs"),
         ("generated-client/SURFACE.md", "SURFACE.md"),
     ] {
-        std::fs::copy(root().join(from), out.path().join(to)).unwrap();
+        std::fs::copy(workspace_root().join(from), out.path().join(to)).unwrap();
     }
     out
 }
@@ -134,10 +122,10 @@ fn previous_generation() -> tempfile::TempDir {
 fn released(dir: &Path, names: &[&str]) -> PathBuf {
     let overlays: Vec<PathBuf> = names
         .iter()
-        .map(|n| root().join("codegen/tests/data/releases").join(n))
+        .map(|n| workspace_root().join("codegen/tests/data/releases").join(n))
         .collect();
     let doc = creditdata_codegen::overlay::apply_files(
-        &root().join("spec/openapi.json"),
+        &workspace_root().join("spec/openapi.json"),
         &overlays,
         &creditdata_codegen::overlay::ApplyOptions { lenient: false },
     )
@@ -199,7 +187,7 @@ fn regen_keep_names_pins_renames_so_rust_names_stay() {
         ],
     );
     let overlays = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(root().join("overlays")).unwrap() {
+    for entry in std::fs::read_dir(workspace_root().join("overlays")).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, overlays.path().join(path.file_name().unwrap())).unwrap();
     }
