@@ -15,6 +15,7 @@ mod change_catalogue;
 mod downconvert;
 mod fetch;
 mod generated_surface;
+mod generator_version;
 mod next_generator;
 mod overlay;
 mod overlay_compliant_sets;
