@@ -1,6 +1,6 @@
 //! Documents as every stage reads them: loading and saving JSON/YAML with the key order
 //! preserved, and the OpenAPI helpers the stages share ([`operations`], [`resolve`],
-//! [`json_type`], RFC 6901 [`pointer`]s), so each question about a document has one answer.
+//! [`json_type`], RFC 6901 [`pointer`](mod@pointer)s), so each question about a document has one answer.
 //!
 //! Every stage works on [`serde_json::Value`] (built with `preserve_order`), so a document read
 //! from YAML and written back as JSON keeps the order its author chose and diffs stay readable.

@@ -1,7 +1,7 @@
 //! The whole chain, from the vendored description to every checked-in output.
 //!
 //! [`run`] is pure: it reads its inputs and returns the outputs in memory. `cargo xtask regen`
-//! writes them ([`write`]); `cargo xtask check` compares them with the files on disk ([`drift`]).
+//! writes them ([`write()`]); `cargo xtask check` compares them with the files on disk ([`drift`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ use super::{FetchError, Published, SOURCE_FILE, Source, Urls, VendoredCopy};
 use crate::document::{self, DocumentError};
 use crate::pipeline::sha256_hex;
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
     /// The files written, by name (`openapi.json`, `openapi.yaml`, `source.toml`), in order.
