@@ -1,7 +1,18 @@
-//! Loading and saving JSON/YAML documents with their key order preserved.
+//! Documents as every stage reads them: loading and saving JSON/YAML with the key order
+//! preserved, and the OpenAPI helpers the stages share ([`operations`], [`resolve`],
+//! [`json_type`], RFC 6901 [`pointer`](mod@pointer)s), so each question about a document has one answer.
 //!
 //! Every stage works on [`serde_json::Value`] (built with `preserve_order`), so a document read
 //! from YAML and written back as JSON keeps the order its author chose and diffs stay readable.
+
+mod openapi;
+pub(crate) mod ordered;
+pub mod pointer;
+
+pub use openapi::{
+    HTTP_METHODS, Operation, SCHEMA_REF_PREFIX, is_extension, is_http_method, json_type,
+    operations, resolve,
+};
 
 use std::fmt;
 use std::io::Write;

@@ -98,6 +98,10 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::document::ordered::set_after;
+use crate::document::pointer::child;
+use crate::document::{is_extension, is_http_method, json_type};
+
 /// The version every converted document declares.
 pub const TARGET_VERSION: &str = "3.0.3";
 
@@ -233,17 +237,6 @@ fn is_version(text: &str, major_minor: &str) -> bool {
     !patch.is_empty() && patch.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Names of the `mutualTLS` security schemes, known before the walk so that requirements met
 /// earlier in the document (the root `security` usually precedes `components`) are fixed too.
 fn mutual_tls_schemes(root: &Map<String, Value>) -> Vec<String> {
@@ -259,29 +252,6 @@ fn mutual_tls_schemes(root: &Map<String, Value>) -> Vec<String> {
         .map(|(name, _)| name.clone())
         .collect()
 }
-
-/// RFC 6901: the pointer to member `token` of the node at `pointer`.
-fn child(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
-    out.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn is_extension(key: &str) -> bool {
-    key.starts_with("x-")
-}
-
-const OPERATION_METHODS: &[&str] = &[
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
 
 /// A function that converts one kind of OpenAPI object found at a JSON pointer.
 type Visit<'a> = fn(&mut Converter<'a>, &mut Value, &str);
@@ -419,7 +389,7 @@ impl<'a> Converter<'a> {
                 Some((target, own_keys)) if !own_keys.contains(key) => child(target, key),
                 _ => child(pointer, key),
             };
-            if OPERATION_METHODS.contains(&key.as_str()) {
+            if is_http_method(key) {
                 self.operation(value, &pointer);
             } else if key == "parameters" {
                 self.parameter_list(value, &pointer);
@@ -739,7 +709,7 @@ impl<'a> Converter<'a> {
     /// subschemas to places that do not exist in the input.
     fn schema_object(&mut self, schema: &mut Map<String, Value>, pointer: &str) {
         let input_keys: Vec<String> = schema.keys().cloned().collect();
-        let mut notes = Notes::default();
+        let mut notes = schema_keywords::Notes::default();
         let split = schema_keywords::rewrite(schema, &mut notes);
 
         for key in &input_keys {
@@ -775,65 +745,5 @@ impl<'a> Converter<'a> {
             schema_keywords::lift_null_branches(schema, composition);
         }
         schema_keywords::wrap_ref(schema);
-    }
-}
-
-/// Warnings about one schema's keywords, held until the walk reaches the keyword.
-#[derive(Default)]
-struct Notes(Vec<(String, String)>);
-
-impl Notes {
-    fn add(&mut self, keyword: &str, message: impl Into<String>) {
-        self.0.push((keyword.to_string(), message.into()));
-    }
-
-    fn take(&mut self, keyword: &str) -> Vec<String> {
-        let (taken, kept) = std::mem::take(&mut self.0)
-            .into_iter()
-            .partition(|(k, _)| k == keyword);
-        self.0 = kept;
-        taken.into_iter().map(|(_, message)| message).collect()
-    }
-
-    fn rest(self) -> Vec<(String, String)> {
-        self.0
-    }
-}
-
-/// Replaces the member `at` by `entries`, in its place; members elsewhere with the keys of
-/// `entries` are removed. Without `at`, `entries` are appended. (serde_json's `shift_insert`
-/// panics when moving an existing key to the end, and `remove` reorders: keys stay where
-/// their author put them only if the map is rebuilt.)
-fn splice(map: &mut Map<String, Value>, at: &str, entries: Vec<(String, Value)>) {
-    let had_at = map.contains_key(at);
-    let mut entries = Some(entries);
-    let mut rebuilt = Map::new();
-    let new_keys: Vec<String> = entries.iter().flatten().map(|(k, _)| k.clone()).collect();
-    for (key, value) in std::mem::take(map) {
-        if key == at {
-            rebuilt.extend(entries.take().into_iter().flatten());
-        } else if !new_keys.contains(&key) {
-            rebuilt.insert(key, value);
-        }
-    }
-    if !had_at {
-        rebuilt.extend(entries.take().into_iter().flatten());
-    }
-    *map = rebuilt;
-}
-
-/// Sets `key` in place if present, else inserts it right after `anchor` (at the end without
-/// `anchor`).
-fn set_after(map: &mut Map<String, Value>, anchor: &str, key: &str, value: Value) {
-    if let Some(slot) = map.get_mut(key) {
-        *slot = value;
-    } else if let Some(anchor_value) = map.get(anchor).cloned() {
-        splice(
-            map,
-            anchor,
-            vec![(anchor.to_string(), anchor_value), (key.to_string(), value)],
-        );
-    } else {
-        map.insert(key.to_string(), value);
     }
 }

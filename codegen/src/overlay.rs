@@ -55,7 +55,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
-use crate::document::{self, DocumentError, Format};
+use crate::document::{self, DocumentError, Format, json_type};
 
 pub use apply::{ActionOutcome, ApplyOptions, ApplyReport, apply};
 pub use error::{ActionRef, OverlayError, OverlayErrors, OverlayWarning};
@@ -326,7 +326,7 @@ impl Validator<'_> {
                 format!(
                     "an Overlay document is an object with `overlay`, `info` and `actions`, found \
                      {}",
-                    kind(value)
+                    json_type(value)
                 ),
             );
             return None;
@@ -375,7 +375,7 @@ impl Validator<'_> {
                     format!(
                         "must be a string such as \"1.1.0\", found {} (in YAML, quote a version \
                          like `1.0`, which reads as a number)",
-                        kind(other)
+                        json_type(other)
                     ),
                 );
                 None
@@ -398,7 +398,7 @@ impl Validator<'_> {
                     "info",
                     format!(
                         "must be an object with `title` and `version`, found {}",
-                        kind(other)
+                        json_type(other)
                     ),
                 );
                 return None;
@@ -439,7 +439,7 @@ impl Validator<'_> {
             Some(other) => {
                 self.invalid(
                     "actions",
-                    format!("must be an array of actions, found {}", kind(other)),
+                    format!("must be an array of actions, found {}", json_type(other)),
                 );
                 return None;
             }
@@ -474,7 +474,7 @@ impl Validator<'_> {
                 format!(
                     "an action is an object with `target` and one of `update`, `remove: true` or \
                      `copy`, found {}",
-                    kind(value)
+                    json_type(value)
                 ),
             );
             return None;
@@ -503,7 +503,7 @@ impl Validator<'_> {
                 mistyped = true;
                 self.invalid(
                     format!("{at}.remove"),
-                    format!("must be true or false, found {}", kind(other)),
+                    format!("must be true or false, found {}", json_type(other)),
                 );
                 false
             }
@@ -529,7 +529,7 @@ impl Validator<'_> {
                     format!("{at}.copy"),
                     format!(
                         "must be a JSONPath string selecting the node to copy, found {}",
-                        kind(other)
+                        json_type(other)
                     ),
                 );
                 None
@@ -636,7 +636,7 @@ impl Validator<'_> {
             }
             Some(Value::String(text)) => Some(text.clone()),
             Some(other) => {
-                self.invalid(at, format!("must be a string, found {}", kind(other)));
+                self.invalid(at, format!("must be a string, found {}", json_type(other)));
                 None
             }
         }
@@ -652,7 +652,7 @@ impl Validator<'_> {
             None => None,
             Some(Value::String(text)) => Some(text.clone()),
             Some(other) => {
-                self.invalid(at, format!("must be a string, found {}", kind(other)));
+                self.invalid(at, format!("must be a string, found {}", json_type(other)));
                 None
             }
         }
@@ -716,16 +716,4 @@ fn too_deep(expression: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// The JSON kind of a value, for messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

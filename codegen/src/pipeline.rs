@@ -1,7 +1,7 @@
 //! The whole chain, from the vendored description to every checked-in output.
 //!
 //! [`run`] is pure: it reads its inputs and returns the outputs in memory. `cargo xtask regen`
-//! writes them ([`write`]); `cargo xtask check` compares them with the files on disk ([`drift`]).
+//! writes them ([`write()`]); `cargo xtask check` compares them with the files on disk ([`drift`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -232,7 +232,9 @@ fn header(
     Ok(h)
 }
 
-/// The progenitor release this generator is built against (kept in step with Cargo.toml).
+/// The progenitor release this generator is built against, as the generated header names it.
+/// `codegen/tests/it/generator_version.rs` fails unless Cargo.lock resolves exactly this
+/// version and the workspace manifest pins it with `=`.
 pub const PROGENITOR_VERSION: &str = "0.15.1";
 
 /// Lowercase hex SHA-256.

@@ -16,10 +16,6 @@ use serde_json::Value;
 
 use super::model::{ChangeKind, Position, Source, Wire};
 
-const METHODS: &[&str] = &[
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
-
 /// A change before its locations are translated and its Rust items checked.
 #[derive(Debug, Clone)]
 pub struct Draft {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::model::{Change, ChangeKind, Pin, PinKind, PinStatus};
-use super::schema::escape;
+use crate::document::pointer::{self, escape};
 use crate::document::{self, DocumentError, Format};
 use crate::overlay::{Overlay, OverlayErrors};
 
@@ -205,7 +205,7 @@ pub fn pin_actions<'a>(
 
 /// `/paths/~1v1~1sessions/get` → `$.paths['/v1/sessions'].get`.
 fn operation_target(pointer: &str) -> Option<String> {
-    let tokens = super::schema::tokens(pointer);
+    let tokens = pointer::tokens(pointer);
     match tokens.as_slice() {
         [paths, path, method] if paths == "paths" => {
             Some(format!("$.paths[{}].{method}", quote(path)))

@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use super::keep_names::PUBLISHED_NAME_MARK;
-use super::schema::{escape, tokens};
+use crate::document::pointer::{escape, tokens};
 use crate::open_enums::{HOISTED_MARK, REQUEST_VARIANT_MARK};
 
 /// The pointer in `published` of the node at `effective_pointer` in `effective`.

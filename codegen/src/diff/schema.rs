@@ -5,9 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::document::{SCHEMA_REF_PREFIX, resolve};
 use crate::open_enums::OPEN_ENUM_MARK;
-
-const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
 /// Keywords that narrow the values of a schema without changing its type.
 pub const CONSTRAINTS: &[&str] = &[
@@ -36,21 +35,6 @@ pub fn ref_name(schema: &Value) -> Option<&str> {
 /// The component schema of that name.
 pub fn component<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
     doc.pointer("/components/schemas")?.get(name)
-}
-
-/// Follows `$ref`s (to any local target) until a schema that is not a reference; bounded, so a
-/// reference cycle ends.
-pub fn resolve<'a>(doc: &'a Value, mut value: &'a Value) -> &'a Value {
-    for _ in 0..32 {
-        let Some(target) = value.get("$ref").and_then(Value::as_str) else {
-            return value;
-        };
-        match target.strip_prefix('#').and_then(|p| doc.pointer(p)) {
-            Some(next) => value = next,
-            None => return value,
-        }
-    }
-    value
 }
 
 /// A schema seen through the wrapper 3.0 needs for an annotated or nullable reference
@@ -495,20 +479,6 @@ pub fn same_shape(old: &Value, new: &Value, renamed: &dyn Fn(&str) -> Option<Str
         }
         _ => old == new,
     }
-}
-
-/// RFC 6901 escaping of one reference token.
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// The reference tokens of a pointer.
-pub fn tokens(pointer: &str) -> Vec<String> {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Notes, is_extension, set_after, splice};
+use crate::document::is_extension;
+use crate::document::ordered::{set_after, splice};
 
 const KNOWN_TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -697,5 +698,27 @@ fn display(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// Warnings about one schema's keywords, held until the walk reaches the keyword.
+#[derive(Default)]
+pub(super) struct Notes(Vec<(String, String)>);
+
+impl Notes {
+    fn add(&mut self, keyword: &str, message: impl Into<String>) {
+        self.0.push((keyword.to_string(), message.into()));
+    }
+
+    pub(super) fn take(&mut self, keyword: &str) -> Vec<String> {
+        let (taken, kept) = std::mem::take(&mut self.0)
+            .into_iter()
+            .partition(|(k, _)| k == keyword);
+        self.0 = kept;
+        taken.into_iter().map(|(_, message)| message).collect()
+    }
+
+    pub(super) fn rest(self) -> Vec<(String, String)> {
+        self.0
     }
 }

@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 use serde_json_path::{JsonPath, PathElement};
 
 use super::error::{ActionRef, OverlayError, OverlayErrors, OverlayWarning};
-use super::{Action, Operation, Overlay, OverlayVersion, kind};
+use super::{Action, Operation, Overlay, OverlayVersion};
+use crate::document::json_type;
+use crate::document::pointer::escape;
 
 /// How [`apply`] treats actions whose target selects nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -492,10 +494,6 @@ fn pointer(location: &[Step]) -> String {
     pointer
 }
 
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
 /// Removes the nodes at `targets`; returns them, each with where it was.
 fn remove(
     document: &mut Value,
@@ -648,7 +646,7 @@ fn merge_into_node(
                 "the target is an object, so the value must be an object of properties to merge, \
                  found {}. To replace the whole node, remove it in an earlier action and update \
                  its parent",
-                kind(value)
+                json_type(value)
             ),
         )),
         // 1.0 says the value is "an entry to append"; for an array value this engine follows
@@ -662,7 +660,7 @@ fn merge_into_node(
                 "the target is {}, but Overlay 1.0 updates only objects and arrays. Target the \
                  containing object with `{{name: new value}}`, or declare `overlay: 1.1.0`, where \
                  a primitive replaces a primitive",
-                kind(node)
+                json_type(node)
             ),
         )),
         (node, value) if kind_of(value) == Kind::Primitive => *node = value.clone(),
@@ -672,8 +670,8 @@ fn merge_into_node(
                 "the target is {} and Overlay 1.1 replaces a primitive only with a primitive, \
                  found {}. Remove the node in an earlier action and add the new value by \
                  updating its parent",
-                kind(node),
-                kind(value)
+                json_type(node),
+                json_type(value)
             ),
         )),
     }
@@ -727,8 +725,8 @@ fn merge_property(
                 "the document has {} where the value has {}; a property merges only with one of \
                  its kind (primitive replaces primitive, arrays concatenate, objects merge). To \
                  replace it, remove it in an earlier action, then update",
-                kind(existing),
-                kind(value)
+                json_type(existing),
+                json_type(value)
             ),
         )),
     }

@@ -6,12 +6,10 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
-use super::{Ctx, Problem, SuggestedFix};
-
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
+use super::report::{Problem, SuggestedFix};
+use crate::document::{HTTP_METHODS, is_http_method};
 
 pub(crate) fn check(ctx: &mut Ctx) {
     let doc = ctx.doc;
@@ -59,7 +57,7 @@ fn check_path_item(ctx: &mut Ctx, item: &Value, at: &Loc) {
         return;
     }
     for (key, value) in map {
-        if METHODS.contains(&key.as_str()) {
+        if is_http_method(key) {
             check_operation(ctx, value, &at.key(key));
         }
     }
@@ -68,7 +66,8 @@ fn check_path_item(ctx: &mut Ctx, item: &Value, at: &Loc) {
             check_parameter(ctx, param, &at.key("parameters").index(i));
         }
     }
-    let mut hollows: Vec<(&str, Hollow)> = METHODS.iter().map(|m| (*m, Hollow::Remove)).collect();
+    let mut hollows: Vec<(&str, Hollow)> =
+        HTTP_METHODS.iter().map(|m| (*m, Hollow::Remove)).collect();
     hollows.push(("parameters", Hollow::EmptyArray));
     read::<openapiv3::PathItem>(ctx, &hollow(map, &hollows), at);
 }

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::document::pointer;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Seg {
     Key(String),
@@ -45,10 +47,9 @@ impl Loc {
     pub(crate) fn pointer(&self) -> String {
         let mut out = String::new();
         for seg in &self.0 {
-            out.push('/');
             match seg {
-                Seg::Key(key) => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
-                Seg::Index(index) => out.push_str(&index.to_string()),
+                Seg::Key(key) => pointer::push(&mut out, key),
+                Seg::Index(index) => pointer::push(&mut out, &index.to_string()),
             }
         }
         out
@@ -88,9 +89,21 @@ impl Loc {
         let rest = decoded.strip_prefix('/')?;
         Some(Self(
             rest.split('/')
-                .map(|token| Seg::Key(token.replace("~1", "/").replace("~0", "~")))
+                .map(|token| Seg::Key(pointer::unescape(token)))
                 .collect(),
         ))
+    }
+
+    /// The node a JSON pointer into `doc` names, with array steps as indices where the
+    /// document has arrays (a pointer that leads nowhere keeps every step as a key).
+    pub(crate) fn of_pointer(doc: &Value, json_pointer: &str) -> Self {
+        let keys = Self(
+            pointer::tokens(json_pointer)
+                .into_iter()
+                .map(Seg::Key)
+                .collect(),
+        );
+        keys.resolve(doc).map_or(keys, |(resolved, _)| resolved)
     }
 
     /// Like [`Loc::get`], but a key step into an array is read as an index, as RFC 6901 does.

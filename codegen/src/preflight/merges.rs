@@ -13,8 +13,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
+use crate::document::{SCHEMA_REF_PREFIX, pointer};
 
 /// Keywords that make typify merge a composition with the node's own constraints (each seen to
 /// send it into endless recursion when the composition leads back to the node).
@@ -37,8 +39,6 @@ const MERGE_KEYWORDS: &[&str] = &[
     "minProperties",
     "maxProperties",
 ];
-
-const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
 /// A node typify converts by merging.
 struct Merge {
@@ -139,7 +139,7 @@ fn merge_node(map: &Map<String, Value>, at: &Loc) -> Option<Merge> {
 fn branch_references(branch: &Value, out: &mut Vec<String>) {
     if let Some(reference) = branch.get("$ref").and_then(Value::as_str) {
         if let Some(name) = reference.strip_prefix(SCHEMA_REF_PREFIX) {
-            out.push(name.replace("~1", "/").replace("~0", "~"));
+            out.push(pointer::unescape(name));
         }
         return;
     }

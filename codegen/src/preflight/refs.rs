@@ -2,8 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::ctx::Ctx;
 use super::loc::{Loc, quote};
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
 
 /// The `components` map progenitor looks a reference up in, by what it expects to find.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -26,11 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::loc::{Loc, Seg};
-use super::{Finding, Problem, SuggestedFix};
-
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
+use super::report::{Finding, Problem, SuggestedFix};
+use crate::document::{self, SCHEMA_REF_PREFIX, is_http_method, pointer};
 
 /// Keywords inside a failing schema whose removal is tried as the fix, most likely first.
 const SUSPECT_KEYWORDS: [&str; 5] = ["default", "pattern", "format", "title", "discriminator"];
@@ -268,7 +265,7 @@ impl Schemas {
     /// Where the schema `name` came from, as a JSON pointer: where the open-enum stage took
     /// it from (a request-side copy's original, a hoisted enum's inline place), else itself.
     fn source_pointer(&self, doc: &Value, name: &str) -> String {
-        super::schema_source(doc, name)
+        super::provenance::schema_source(doc, name)
             .unwrap_or_else(|| Loc::root().key("components").key("schemas").key(name))
             .pointer()
     }
@@ -282,9 +279,9 @@ fn schema_refs(schema: &Value, out: &mut BTreeSet<String>) {
                 if key == "$ref"
                     && let Some(name) = value
                         .as_str()
-                        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                        .and_then(|r| r.strip_prefix(SCHEMA_REF_PREFIX))
                 {
-                    out.insert(name.replace("~1", "/").replace("~0", "~"));
+                    out.insert(pointer::unescape(name));
                 } else {
                     schema_refs(value, out);
                 }
@@ -348,7 +345,7 @@ fn schema_finding(
             let source = schemas.source_pointer(doc, n);
             match source.strip_prefix("/components/schemas/") {
                 Some(name) if !name.contains('/') => {
-                    format!("`{}`", name.replace("~1", "/").replace("~0", "~"))
+                    format!("`{}`", pointer::unescape(name))
                 }
                 _ => format!("at `{source}` (the open-enum stage names it `{n}`)"),
             }
@@ -377,7 +374,7 @@ fn schema_finding(
 
 /// The fallback fix: the schema as any JSON value.
 fn replace_with_any(doc: &Value, pointer: &str, name: &str) -> (SuggestedFix, Vec<SuggestedFix>) {
-    let at = loc_of(doc, pointer);
+    let at = Loc::of_pointer(doc, pointer);
     let Some(parent) = at.parent() else {
         return (
             SuggestedFix::update("$".into(), "See progenitor's message above.", json!({})),
@@ -484,7 +481,7 @@ impl Suspect {
 
     /// The overlay action, aimed at the node where the author wrote it.
     fn fix(&self, schemas: &Schemas, doc: &Value) -> SuggestedFix {
-        let mut at = loc_of(doc, &schemas.source_pointer(doc, &self.schema));
+        let mut at = Loc::of_pointer(doc, &schemas.source_pointer(doc, &self.schema));
         at.0.extend(self.at.iter().cloned());
         let keyword_at = at.key(&self.keyword);
         match &self.value {
@@ -582,23 +579,9 @@ fn suspects(schema: &Value, at: &mut Vec<Seg>, name: &str, out: &mut Vec<Suspect
 type Operation = (String, String);
 
 fn operations(doc: &Value) -> Vec<Operation> {
-    let mut out = Vec::new();
-    for (path, item) in doc
-        .get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for method in item
-            .as_object()
-            .into_iter()
-            .flat_map(|m| m.keys())
-            .filter(|k| METHODS.contains(&k.as_str()))
-        {
-            out.push((path.clone(), method.clone()));
-        }
-    }
-    out
+    document::operations(doc)
+        .map(|op| (op.path.to_string(), op.method.to_string()))
+        .collect()
 }
 
 /// `doc` with only `ops` among its operations, and only the components they reach.
@@ -610,7 +593,7 @@ fn with_operations(doc: &Value, ops: &[Operation]) -> Value {
         };
         let entry = paths.entry(path.clone()).or_insert_with(|| {
             let mut shared = item.clone();
-            shared.retain(|k, _| !METHODS.contains(&k.as_str()));
+            shared.retain(|k, _| !is_http_method(k));
             Value::Object(shared)
         });
         if let (Value::Object(entry), Some(operation)) = (entry, item.get(method)) {
@@ -666,10 +649,7 @@ fn refs_in(node: &Value, out: &mut Vec<(String, String)>) {
                     && let Some(rest) = value.as_str().and_then(|r| r.strip_prefix("#/components/"))
                     && let Some((section, name)) = rest.split_once('/')
                 {
-                    out.push((
-                        section.to_string(),
-                        name.replace("~1", "/").replace("~0", "~"),
-                    ));
+                    out.push((section.to_string(), pointer::unescape(name)));
                 } else {
                     refs_in(value, out);
                 }
@@ -746,16 +726,6 @@ fn operation_finding(ops: &[Operation], why: &str) -> Finding {
         ),
         follow_up: Vec::new(),
     }
-}
-
-/// The location of a JSON pointer into `doc`, with array steps as indices.
-fn loc_of(doc: &Value, pointer: &str) -> Loc {
-    let keys = Loc(pointer
-        .split('/')
-        .skip(1)
-        .map(|token| Seg::Key(token.replace("~1", "/").replace("~0", "~")))
-        .collect());
-    keys.resolve(doc).map_or(keys, |(resolved, _)| resolved)
 }
 
 fn with(doc: &Value, key: &str, value: Value) -> Value {

@@ -4,9 +4,11 @@
 use openapiv3::{AnySchema, ReferenceOr, Schema, SchemaKind, Type};
 use serde_json::{Value, json};
 
+use super::ctx::Ctx;
 use super::loc::Loc;
 use super::refs::reference_of;
-use super::{Ctx, Problem, SuggestedFix};
+use super::report::{Problem, SuggestedFix};
+use crate::document::{SCHEMA_REF_PREFIX, pointer};
 
 /// Every component schema: progenitor converts them all (`add_ref_types`), used or not.
 pub(crate) fn check_components(ctx: &mut Ctx) {
@@ -327,12 +329,7 @@ pub(crate) fn is_struct(doc: &Value, schema: &Value) -> bool {
             return false;
         }
         if let Some(reference) = reference_of(schema) {
-            let name = reference
-                .rsplit('/')
-                .next()
-                .unwrap_or(reference)
-                .replace("~1", "/")
-                .replace("~0", "~");
+            let name = pointer::unescape(reference.rsplit('/').next().unwrap_or(reference));
             return doc
                 .get("components")
                 .and_then(|c| c.get("schemas"))
@@ -489,7 +486,7 @@ fn typify_reference(ctx: &mut Ctx, reference: &str, at: &Loc) {
     }
     let name = match reference.rfind('/') {
         _ if reference == "#" => None,
-        Some(slash) => Some(reference[slash + 1..].replace("~1", "/").replace("~0", "~")),
+        Some(slash) => Some(pointer::unescape(&reference[slash + 1..])),
         None => None,
     };
     let exists = |name: &str| schemas.key(name).get(doc).is_some();
@@ -519,7 +516,7 @@ fn typify_reference(ctx: &mut Ctx, reference: &str, at: &Loc) {
                 Some(existing) => SuggestedFix::update(
                     at.path(),
                     format!("Point at the existing schema `{existing}`."),
-                    json!({ "$ref": format!("#/components/schemas/{}", existing.replace('~', "~0").replace('/', "~1")) }),
+                    json!({ "$ref": format!("{SCHEMA_REF_PREFIX}{}", pointer::escape(&existing)) }),
                 ),
                 None => ctx.add_under(
                     &schemas,
@@ -543,12 +540,7 @@ fn typify_reference(ctx: &mut Ctx, reference: &str, at: &Loc) {
 /// not change the Rust type, with references reduced to the name typify resolves them by.
 pub(crate) fn shape(schema: &Value) -> Value {
     if let Some(reference) = reference_of(schema) {
-        let name = reference
-            .rsplit('/')
-            .next()
-            .unwrap_or(reference)
-            .replace("~1", "/")
-            .replace("~0", "~");
+        let name = pointer::unescape(reference.rsplit('/').next().unwrap_or(reference));
         return json!({ "$ref": name });
     }
     let Value::Object(map) = schema else {

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::{Draft, Walker, compact};
 use crate::diff::model::{ChangeKind, Source, Wire};
-use crate::diff::schema::{self, escape};
+use crate::diff::schema;
+use crate::document::pointer::escape;
 
 impl<'a> Walker<'a> {
     pub(super) fn components(&mut self) {

@@ -7,9 +7,11 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 use serde_json::Value;
 
 use super::document::{requirement_change, requirements};
-use super::{At, Draft, METHODS, Slot, Walker};
+use super::{At, Draft, Slot, Walker};
 use crate::diff::model::{ChangeKind, Position, Source, Wire};
-use crate::diff::schema::{escape, is_true, label, resolve};
+use crate::diff::schema::{is_true, label};
+use crate::document::pointer::escape;
+use crate::document::{self, resolve};
 
 impl<'a> Walker<'a> {
     pub(super) fn operations(&mut self) {
@@ -643,7 +645,7 @@ pub struct Operation<'a> {
     pub path: String,
     pub pointer: String,
     pub op: &'a Value,
-    pub item: &'a Value,
+    pub item: &'a serde_json::Map<String, Value>,
 }
 
 impl Operation<'_> {
@@ -718,30 +720,21 @@ impl Operation<'_> {
 /// Operations keyed by (METHOD, path with its parameters' names erased), so that renaming a path
 /// parameter is not an operation removed and another added.
 pub fn operations(doc: &Value) -> BTreeMap<(String, String), Operation<'_>> {
-    let mut out = BTreeMap::new();
-    for (path, item) in doc
-        .get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for (method, op) in item.as_object().into_iter().flatten() {
-            if !METHODS.contains(&method.as_str()) {
-                continue;
-            }
-            out.insert(
-                (method.to_ascii_uppercase(), template(path)),
-                Operation {
-                    method: method.clone(),
-                    path: path.clone(),
-                    pointer: format!("/paths/{}/{method}", escape(path)),
-                    op,
-                    item,
-                },
-            );
-        }
-    }
-    out
+    document::operations(doc)
+        .map(|found| {
+            let operation = Operation {
+                method: found.method.to_string(),
+                path: found.path.to_string(),
+                pointer: found.pointer(),
+                op: found.operation,
+                item: found.item,
+            };
+            (
+                (found.method.to_ascii_uppercase(), template(found.path)),
+                operation,
+            )
+        })
+        .collect()
 }
 
 /// The position of `{name}` among the parameters of a path template.

@@ -7,9 +7,10 @@ use serde_json::Value;
 use super::{At, Draft, Slot, Walker, compact};
 use crate::diff::model::{ChangeKind, Position, Source, Wire};
 use crate::diff::schema::{
-    self, CONSTRAINTS, Direction, View, combine, constraint_direction, enum_values, escape,
-    is_open_enum, is_true, label, required, rust_type_validates, type_signature, values_within,
+    self, CONSTRAINTS, Direction, View, combine, constraint_direction, enum_values, is_open_enum,
+    is_true, label, required, rust_type_validates, type_signature, values_within,
 };
+use crate::document::pointer::escape;
 
 impl<'a> Walker<'a> {
     pub(super) fn schema(&mut self, po: &str, a: &'a Value, pn: &str, b: &'a Value, at: &At) {
