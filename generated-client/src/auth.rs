@@ -64,7 +64,7 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::error::{error_chain, redact_reqwest};
+use crate::redact::redact_reqwest;
 use crate::runtime::{LimitedReadError, read_limited, shown_location};
 
 /// How the client proves who it is.
@@ -185,14 +185,29 @@ impl fmt::Debug for AccessToken {
 }
 
 /// Why no access token could be obtained.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// Equal when kind and description are: the cause is not compared.
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{kind}{}", description.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct AuthError {
     /// What kind of failure.
     pub kind: AuthErrorKind,
-    /// The identity provider's `error_description`, or the cause. Never contains a secret.
+    /// The identity provider's `error_description`, or what was wrong with its answer. Never
+    /// contains a secret.
     pub description: Option<String>,
+    /// The connection's failure, for [`AuthErrorKind::Unavailable`] (its URL without query
+    /// values).
+    #[source]
+    cause: Option<Arc<reqwest::Error>>,
 }
+
+impl PartialEq for AuthError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.description == other.description
+    }
+}
+
+impl Eq for AuthError {}
 
 /// The RFC 6749 §5.2 error codes, plus failures on the way to the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -248,6 +263,16 @@ impl AuthError {
         AuthError {
             kind,
             description: description.into(),
+            cause: None,
+        }
+    }
+
+    /// The identity provider could not be reached: `error` says why.
+    fn unreachable(error: reqwest::Error) -> Self {
+        AuthError {
+            kind: AuthErrorKind::Unavailable,
+            description: None,
+            cause: Some(Arc::new(redact_reqwest(error))),
         }
     }
 
@@ -457,7 +482,10 @@ impl TokenSource {
                 Ok(token)
             }
             Err(error) => {
-                tracing::debug!(error = %error, "token request failed");
+                tracing::debug!(
+                    error = &error as &dyn std::error::Error,
+                    "token request failed"
+                );
                 Err(error)
             }
         };
@@ -483,9 +511,7 @@ impl TokenSource {
         let url = format!("{issuer}/.well-known/openid-configuration");
         let discovery_error =
             |why: String| AuthError::new(AuthErrorKind::Discovery, format!("{url}: {why}"));
-        let unavailable = |e: reqwest::Error| {
-            AuthError::new(AuthErrorKind::Unavailable, error_chain(&redact_reqwest(e)))
-        };
+        let unavailable = AuthError::unreachable;
         let response = self
             .http
             .get(&url)
@@ -675,7 +701,7 @@ impl TokenHttpError {
 impl fmt::Display for TokenHttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TokenHttpError::Send(e) => f.write_str(&error_chain(e)),
+            TokenHttpError::Send(_) => f.write_str("the token request could not be sent"),
             TokenHttpError::Status(status) => write!(f, "the token endpoint answered {status}"),
             TokenHttpError::Redirect { status, location } => write!(
                 f,
@@ -689,7 +715,14 @@ impl fmt::Display for TokenHttpError {
     }
 }
 
-impl std::error::Error for TokenHttpError {}
+impl std::error::Error for TokenHttpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TokenHttpError::Send(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 type BasicTokenError = StandardErrorResponse<BasicErrorResponseType>;
 
@@ -723,9 +756,7 @@ fn token_error(error: RequestTokenError<TokenHttpError, BasicTokenError>) -> Aut
                 format!("the token endpoint answered {status} without an OAuth2 error code"),
             )
         }
-        RequestTokenError::Request(error @ TokenHttpError::Send(_)) => {
-            AuthError::new(AuthErrorKind::Unavailable, error.to_string())
-        }
+        RequestTokenError::Request(TokenHttpError::Send(error)) => AuthError::unreachable(error),
         RequestTokenError::Request(error @ TokenHttpError::Redirect { .. }) => {
             AuthError::new(AuthErrorKind::Redirect, error.to_string())
         }

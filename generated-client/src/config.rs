@@ -48,9 +48,19 @@ pub enum Environment {
 /// Where [`Environment::Mock`] is when `CREDITDATA_MOCK_URL` is not set.
 pub const DEFAULT_MOCK_URL: &str = "http://127.0.0.1:8080";
 
-impl Environment {
-    /// Reads an environment name: `production`, `test`, `mock`, or a URL.
-    pub fn parse(text: &str) -> Result<Environment, Error> {
+/// Reads an environment name, in any case: `production` (or `prod`, `live`), `test`, `mock`, or
+/// a base URL (anything with `://`, checked when the client is built).
+///
+/// ```
+/// use creditdata_client::Environment;
+///
+/// assert_eq!("mock".parse::<Environment>().unwrap(), Environment::Mock);
+/// assert!("staging".parse::<Environment>().is_err());
+/// ```
+impl std::str::FromStr for Environment {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Environment, Error> {
         match text.trim().to_ascii_lowercase().as_str() {
             "production" | "prod" | "live" => Ok(Environment::Production),
             "test" => Ok(Environment::Test),
@@ -61,7 +71,9 @@ impl Environment {
             ))),
         }
     }
+}
 
+impl Environment {
     /// The base URL, reading the variable the environment names.
     pub fn base_url(&self) -> Result<String, Error> {
         let from_var = |var: &str, what: &str| {
@@ -256,7 +268,7 @@ impl ClientBuilder {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let environment = match (var("CREDITDATA_BASE_URL"), var("CREDITDATA_ENVIRONMENT")) {
             (Some(url), _) => Environment::Custom(url.trim().to_string()),
-            (None, Some(name)) => Environment::parse(&name)?,
+            (None, Some(name)) => name.parse()?,
             (None, None) => Environment::Mock,
         };
         let mut builder = ClientBuilder {
@@ -464,7 +476,7 @@ impl ClientBuilder {
         let cannot_build = |e: reqwest::Error| {
             Error::Config(format!(
                 "cannot build the HTTP client: {}",
-                crate::error::error_chain(&e)
+                crate::error::DisplayChain(&e)
             ))
         };
         // rustls (the only TLS backend compiled in), HTTP/1.1 and HTTP/2 by ALPN.
@@ -540,17 +552,21 @@ mod tests {
     #[test]
     fn environments_parse_and_custom_urls_are_validated() {
         assert_eq!(
-            Environment::parse("Production").unwrap(),
+            "Production".parse::<Environment>().unwrap(),
             Environment::Production
         );
-        assert_eq!(Environment::parse("mock").unwrap(), Environment::Mock);
+        assert_eq!(" mock ".parse::<Environment>().unwrap(), Environment::Mock);
+        assert_eq!(
+            "https://api.example.test".parse::<Environment>().unwrap(),
+            Environment::Custom("https://api.example.test".into())
+        );
         assert_eq!(
             Environment::Custom("http://127.0.0.1:1/".into())
                 .base_url()
                 .unwrap(),
             "http://127.0.0.1:1"
         );
-        let err = Environment::parse("staging").unwrap_err().to_string();
+        let err = "staging".parse::<Environment>().unwrap_err().to_string();
         assert!(err.contains("unknown environment \"staging\""), "{err}");
         let err = Environment::Custom("ftp://x".into())
             .base_url()

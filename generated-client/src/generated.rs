@@ -7669,7 +7669,7 @@ Arguments:
 - `subject_full_name`: Only Sessions whose Data Subject has this full name.
 - `take`: Number of Sessions to return.
 ```ignore
-let response = client.get_sessions()
+let sessions = client.get_sessions()
     .country_code(country_code)
     .created_by_name(created_by_name)
     .created_from_utc(created_from_utc)
@@ -7680,8 +7680,8 @@ let response = client.get_sessions()
     .subject_email(subject_email)
     .subject_full_name(subject_full_name)
     .take(take)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_sessions(&self) -> builder::GetSessions<'_> {
         builder::GetSessions::new(self)
@@ -7691,10 +7691,10 @@ let response = client.get_sessions()
 Sends a `POST` request to `/v1/sessions`
 
 ```ignore
-let response = client.create_session()
+let session = client.create_session()
     .body(body)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn create_session(&self) -> builder::CreateSession<'_> {
         builder::CreateSession::new(self)
@@ -7706,10 +7706,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_session()
+let session = client.get_session()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_session(&self) -> builder::GetSession<'_> {
         builder::GetSession::new(self)
@@ -7722,11 +7722,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `body`
 ```ignore
-let response = client.update_session()
+let session = client.update_session()
     .session_id(session_id)
     .body(body)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn update_session(&self) -> builder::UpdateSession<'_> {
         builder::UpdateSession::new(self)
@@ -7740,10 +7740,10 @@ Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-inpu
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.extend_customer_input_deadline()
+let session = client.extend_customer_input_deadline()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn extend_customer_input_deadline(
         &self,
@@ -7759,10 +7759,10 @@ Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-noti
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.resend_customer_notification()
+let value = client.resend_customer_notification()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn resend_customer_notification(
         &self,
@@ -7776,10 +7776,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_input_requirements()
+let input_requirements = client.get_input_requirements()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_input_requirements(&self) -> builder::GetInputRequirements<'_> {
         builder::GetInputRequirements::new(self)
@@ -7791,10 +7791,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_pdf_report()
+let download = client.get_pdf_report()
     .session_id(session_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_pdf_report(&self) -> builder::GetPdfReport<'_> {
         builder::GetPdfReport::new(self)
@@ -7806,10 +7806,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_source_files()
+let source_files = client.get_source_files()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_files(&self) -> builder::GetSourceFiles<'_> {
         builder::GetSourceFiles::new(self)
@@ -7822,11 +7822,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `source_file_id`: The source file identifier.
 ```ignore
-let response = client.get_source_file()
+let source_file = client.get_source_file()
     .session_id(session_id)
     .source_file_id(source_file_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_file(&self) -> builder::GetSourceFile<'_> {
         builder::GetSourceFile::new(self)
@@ -7839,11 +7839,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `source_file_id`: The source file identifier.
 ```ignore
-let response = client.get_source_file_content()
+let source_file_content = client.get_source_file_content()
     .session_id(session_id)
     .source_file_id(source_file_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_file_content(&self) -> builder::GetSourceFileContent<'_> {
         builder::GetSourceFileContent::new(self)
@@ -7853,9 +7853,9 @@ let response = client.get_source_file_content()
 Sends a `GET` request to `/v1/consumer/packages`
 
 ```ignore
-let response = client.get_consumer_packages()
-    .send()
-    .await;
+let consumer_packages = client.get_consumer_packages()
+    .call()
+    .await?;
 ```*/
     pub fn get_consumer_packages(&self) -> builder::GetConsumerPackages<'_> {
         builder::GetConsumerPackages::new(self)
@@ -7867,10 +7867,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_account_statements()
+let account_statements = client.get_account_statements()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_account_statements(&self) -> builder::GetAccountStatements<'_> {
         builder::GetAccountStatements::new(self)
@@ -7882,10 +7882,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactio
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_account_statement_transactions_excel()
+let download = client.get_account_statement_transactions_excel()
     .session_id(session_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_transactions_excel(
         &self,
@@ -7900,11 +7900,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `account_statement_id`: The account statement identifier.
 ```ignore
-let response = client.get_account_statement_excel()
+let download = client.get_account_statement_excel()
     .session_id(session_id)
     .account_statement_id(account_statement_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_excel(&self) -> builder::GetAccountStatementExcel<'_> {
         builder::GetAccountStatementExcel::new(self)
@@ -7916,10 +7916,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_attachments()
+let attachments = client.get_attachments()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_attachments(&self) -> builder::GetAttachments<'_> {
         builder::GetAttachments::new(self)
@@ -7932,11 +7932,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `attachment_id`: The attachment identifier.
 ```ignore
-let response = client.get_attachment_content()
+let download = client.get_attachment_content()
     .session_id(session_id)
     .attachment_id(attachment_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_attachment_content(&self) -> builder::GetAttachmentContent<'_> {
         builder::GetAttachmentContent::new(self)
@@ -7950,10 +7950,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_categorizations_summary()
+let categorizations_summary = client.get_categorizations_summary()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_categorizations_summary(&self) -> builder::GetCategorizationsSummary<'_> {
         builder::GetCategorizationsSummary::new(self)
@@ -7967,10 +7967,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_categorizations()
+let categorizations = client.get_categorizations()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_categorizations(&self) -> builder::GetCategorizations<'_> {
         builder::GetCategorizations::new(self)
@@ -7982,10 +7982,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_court_and_insolvencies()
+let court_and_insolvencies = client.get_court_and_insolvencies()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_court_and_insolvencies(&self) -> builder::GetCourtAndInsolvencies<'_> {
         builder::GetCourtAndInsolvencies::new(self)
@@ -7997,10 +7997,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_identity_verifications()
+let identity_verifications = client.get_identity_verifications()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_identity_verifications(&self) -> builder::GetIdentityVerifications<'_> {
         builder::GetIdentityVerifications::new(self)
@@ -8013,11 +8013,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `verification_id`: The identity verification identifier.
 ```ignore
-let response = client.get_identity_verification_images()
+let identity_verification_images = client.get_identity_verification_images()
     .session_id(session_id)
     .verification_id(verification_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_identity_verification_images(
         &self,
@@ -8033,12 +8033,12 @@ Arguments:
 - `verification_id`: The identity verification identifier.
 - `image_id`: The image identifier.
 ```ignore
-let response = client.get_identity_verification_image_content()
+let download = client.get_identity_verification_image_content()
     .session_id(session_id)
     .verification_id(verification_id)
     .image_id(image_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_identity_verification_image_content(
         &self,
@@ -8052,10 +8052,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_immovables()
+let immovables = client.get_immovables()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_immovables(&self) -> builder::GetImmovables<'_> {
         builder::GetImmovables::new(self)
@@ -8067,10 +8067,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_legal_entities()
+let legal_entities = client.get_legal_entities()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_legal_entities(&self) -> builder::GetLegalEntities<'_> {
         builder::GetLegalEntities::new(self)
@@ -8082,10 +8082,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_metrics()
+let metrics = client.get_metrics()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_metrics(&self) -> builder::GetMetrics<'_> {
         builder::GetMetrics::new(self)
@@ -8097,10 +8097,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_negative_tradelines()
+let negative_tradelines = client.get_negative_tradelines()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_negative_tradelines(&self) -> builder::GetNegativeTradelines<'_> {
         builder::GetNegativeTradelines::new(self)
@@ -8112,10 +8112,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_person_details()
+let person_details = client.get_person_details()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_person_details(&self) -> builder::GetPersonDetails<'_> {
         builder::GetPersonDetails::new(self)
@@ -8127,10 +8127,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_positive_tradelines()
+let positive_tradelines = client.get_positive_tradelines()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_positive_tradelines(&self) -> builder::GetPositiveTradelines<'_> {
         builder::GetPositiveTradelines::new(self)
@@ -8142,10 +8142,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_registry_incomes()
+let registry_incomes = client.get_registry_incomes()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_registry_incomes(&self) -> builder::GetRegistryIncomes<'_> {
         builder::GetRegistryIncomes::new(self)
@@ -8157,10 +8157,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_scores()
+let scores = client.get_scores()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_scores(&self) -> builder::GetScores<'_> {
         builder::GetScores::new(self)
@@ -8173,11 +8173,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `account_statement_id`: The account statement identifier.
 ```ignore
-let response = client.get_account_statement_tsv()
+let download = client.get_account_statement_tsv()
     .session_id(session_id)
     .account_statement_id(account_statement_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_tsv(&self) -> builder::GetAccountStatementTsv<'_> {
         builder::GetAccountStatementTsv::new(self)
@@ -8353,6 +8353,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -8489,6 +8491,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SessionsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::create_session`]
 
@@ -8532,6 +8544,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8608,6 +8622,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_session`]
 
@@ -8636,6 +8658,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8710,6 +8734,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::update_session`]
 
@@ -8766,6 +8798,8 @@ pub mod builder {
             self
         }
         ///Sends a `PATCH` request to `/v1/sessions/{sessionId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8846,6 +8880,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::extend_customer_input_deadline`]
 
@@ -8874,6 +8916,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-input-deadline`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8949,6 +8993,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::resend_customer_notification`]
 
@@ -8977,6 +9029,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-notification`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<::serde_json::Value>, Error<types::ProblemDetails>> {
@@ -9052,6 +9106,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<::serde_json::Value>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_input_requirements`]
 
@@ -9080,6 +9144,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9157,6 +9223,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::InputRequirementsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_pdf_report`]
 
@@ -9185,6 +9261,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -9251,6 +9329,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_files`]
 
@@ -9279,6 +9365,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9356,6 +9444,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<::std::vec::Vec<types::SourceFile>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_file`]
 
@@ -9398,6 +9496,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::SourceFile>, Error<types::ProblemDetails>> {
@@ -9475,6 +9575,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SourceFile>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_file_content`]
 
@@ -9517,6 +9627,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9597,6 +9709,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SourceFileContent>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_consumer_packages`]
 
@@ -9610,6 +9732,8 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/v1/consumer/packages`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9683,6 +9807,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ConsumerPackagesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statements`]
 
@@ -9711,6 +9845,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9788,6 +9924,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::AccountStatementsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_transactions_excel`]
 
@@ -9816,6 +9962,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactions/excel`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -9883,6 +10031,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_excel`]
 
@@ -9927,6 +10083,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -9997,6 +10155,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_attachments`]
 
@@ -10025,6 +10191,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10102,6 +10270,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::AttachmentsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_attachment_content`]
 
@@ -10144,6 +10322,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -10213,6 +10393,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_categorizations_summary`]
 
@@ -10241,6 +10429,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10318,6 +10508,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CategorizationsSummaryResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_categorizations`]
 
@@ -10346,6 +10546,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10423,6 +10625,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CategorizationsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_court_and_insolvencies`]
 
@@ -10451,6 +10663,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10528,6 +10742,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CourtAndInsolvenciesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verifications`]
 
@@ -10556,6 +10780,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10633,6 +10859,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::IdentityVerificationsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verification_images`]
 
@@ -10675,6 +10911,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10755,6 +10993,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::IdentityVerificationImagesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verification_image_content`]
 
@@ -10811,6 +11059,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -10882,6 +11132,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_immovables`]
 
@@ -10910,6 +11168,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10987,6 +11247,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ImmovablesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_legal_entities`]
 
@@ -11015,6 +11285,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11092,6 +11364,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::LegalEntitiesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_metrics`]
 
@@ -11120,6 +11402,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11197,6 +11481,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::MetricsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_negative_tradelines`]
 
@@ -11225,6 +11519,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11302,6 +11598,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::NegativeTradelinesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_person_details`]
 
@@ -11330,6 +11636,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11407,6 +11715,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::PersonDetailsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_positive_tradelines`]
 
@@ -11435,6 +11753,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11512,6 +11832,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::PositiveTradelinesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_registry_incomes`]
 
@@ -11540,6 +11870,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11617,6 +11949,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::RegistryIncomesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_scores`]
 
@@ -11645,6 +11987,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ScoresResponse>, Error<types::ProblemDetails>> {
@@ -11719,6 +12063,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ScoresResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_tsv`]
 
@@ -11763,6 +12117,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -11832,6 +12188,14 @@ pub mod builder {
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
         }
     }
 }

@@ -73,9 +73,9 @@ use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
 use crate::error::{
     ApiError, BodyLimitExceeded, CarriedError, Error, MAX_ERROR_BODY, body_limit_exceeded,
-    redact_url,
 };
 use crate::operation::{OperationMeta, ResponseKind};
+use crate::redact::redact_url;
 use crate::retry::{self, RetryPolicy, Retryable};
 
 /// The `Client`'s inner state (progenitor's "inner type"): credentials, retry policy and
@@ -310,7 +310,10 @@ impl Client {
                             } else {
                                 Retryable::No
                             };
-                            tracing::debug!(error = %source, "no access token");
+                            tracing::debug!(
+                                error = &source as &dyn std::error::Error,
+                                "no access token"
+                            );
                             let error = Error::Auth {
                                 operation: Some(operation),
                                 source,
@@ -393,7 +396,7 @@ fn wait_before_retry(
     };
     tracing::debug!(
         attempt = counted,
-        error = %error,
+        error = &error as &dyn std::error::Error,
         delay_ms = delay.as_millis() as u64,
         retry_after = not_before.is_some(),
         "retrying"

@@ -22,7 +22,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use uuid::Uuid;
 
 use crate::error::DecodeError;
-use crate::operation::{Operation, OperationExt};
+use crate::operation::Operation;
 use crate::types::SourceFileContent;
 use crate::{Client, Error, Result};
 

@@ -2,14 +2,11 @@
 //! refresh before expiry and after a 401, typed token-endpoint errors, OIDC discovery, the two
 //! client authentication styles, static tokens.
 
-mod client_support;
-
 use std::time::Duration;
 
-use client_support::*;
+use crate::support::*;
 use creditdata_client::Error;
 use creditdata_client::auth::{AuthErrorKind, Credentials, TokenEndpoint};
-use creditdata_client::operation::OperationExt;
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -163,9 +160,8 @@ async fn a_second_401_is_returned_as_an_api_error() {
     let error = client
         .get_session()
         .session_id(session_id())
-        .send()
+        .call()
         .await
-        .map_err(Error::from)
         .unwrap_err();
     let Error::Api(api) = &error else {
         panic!("expected an API error, got {error:?}")
@@ -254,6 +250,10 @@ async fn invalid_client_at_the_token_endpoint_is_a_typed_auth_error_shared_by_wa
         assert!(!error.is_transient());
         assert_eq!(
             error.to_string(),
+            "GetSession: could not obtain an access token"
+        );
+        assert_eq!(
+            rendered(&error),
             "GetSession: could not obtain an access token: the identity provider rejected the \
              client id or secret (invalid_client); check the client credentials: Invalid client \
              or Invalid client credentials"
@@ -425,7 +425,7 @@ async fn a_discovery_document_without_token_endpoint_is_a_discovery_error() {
         panic!("expected an auth error, got {error:?}")
     };
     assert_eq!(source.kind, AuthErrorKind::Discovery);
-    assert!(error.to_string().contains("no token_endpoint"), "{error}");
+    assert!(rendered(&error).contains("no token_endpoint"), "{error}");
 }
 
 #[tokio::test]

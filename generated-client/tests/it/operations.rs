@@ -1,7 +1,7 @@
 //! Every operation of the generated client, called against a loopback recorder.
 //!
 //! Each call goes through the public client (`Client::builder()`, the generated builders,
-//! `OperationExt::call()` for JSON and `send()` for downloads) to a `wiremock` server on
+//! `call()` for JSON and `download()` for byte streams) to a `wiremock` server on
 //! 127.0.0.1 that answers every request with one canned response and records what it received.
 //! The test then checks what the service would have seen (method, exact path, query, headers,
 //! body) and what the caller got back (the decoded value, or the bytes of a download).
@@ -15,7 +15,8 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use creditdata_client::operation::{Operation, OperationExt};
+use creditdata_client::download::DownloadExt;
+use creditdata_client::operation::Operation;
 use creditdata_client::types::{
     self, AttachmentType, CategorizationSummaryStatus, ContractType, CreditorSector,
     CustomerProgressStatus, CustomerProgressStatusInput, DataPackage, DataPackageInput,
@@ -291,7 +292,7 @@ async fn download<O>(
     operation: O,
 ) -> Vec<u8>
 where
-    O: Operation<Output = ByteStream>,
+    O: Operation<Output = ByteStream> + Send,
     O::ErrorBody: serde::Serialize,
 {
     let op = O::META.id;
@@ -306,21 +307,17 @@ where
                 ),
         )
         .await;
-    let response = operation
-        .send()
+    let download = operation
+        .download()
         .await
-        .map_err(creditdata_client::Error::from)
         .unwrap_or_else(|e| panic!("{op}: the call failed: {e}"));
-    assert_eq!(response.status().as_u16(), 200, "{op}: status");
     assert_eq!(
-        response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok()),
+        download.content_type(),
         Some(content_type),
         "{op}: Content-Type seen by the caller"
     );
-    let mut stream = response.into_inner().into_inner();
+    assert_eq!(download.operation(), Some(op), "{op}: operation");
+    let mut stream = download.bytes_stream();
     let mut received = Vec::new();
     while let Some(chunk) = stream.next().await {
         received.extend_from_slice(
