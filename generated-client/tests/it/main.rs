@@ -11,6 +11,7 @@ mod errors;
 mod hostile_server;
 mod operations;
 mod paging;
+mod readme;
 mod retries;
 mod source_file;
 mod statement;
