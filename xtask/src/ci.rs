@@ -120,7 +120,10 @@ fn consumer_app() -> anyhow::Result<()> {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        bail!("examples/consumer-app failed ({}):\n{stderr}", output.status);
+        bail!(
+            "examples/consumer-app failed ({}):\n{stderr}",
+            output.status
+        );
     }
     if !stdout.starts_with("created session ") {
         bail!("examples/consumer-app printed no summary line:\n{stdout}");
