@@ -60,8 +60,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::redact::redact_reqwest;
-use crate::runtime::{LimitedReadError, read_limited, shown_location};
+use crate::limits::{LimitedReadError, read_limited};
+use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
 /// How the client proves who it is.
 #[derive(Clone)]
@@ -566,12 +566,7 @@ impl TokenSource {
             .get("token_endpoint")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| discovery_error("no token_endpoint member".into()))?;
-        crate::config::validate_identity_provider_url("its token_endpoint", endpoint).map_err(
-            |error| match error {
-                crate::Error::Config(why) => discovery_error(why),
-                other => discovery_error(other.to_string()),
-            },
-        )?;
+        validate_identity_provider_url("its token_endpoint", endpoint).map_err(discovery_error)?;
         Ok(endpoint.trim().to_string())
     }
 

@@ -313,7 +313,7 @@ impl Stream for BodyStream {
                 Poll::Ready(Some(Err(Error::Download {
                     operation: this.operation,
                     message,
-                    source: Some(Arc::new(crate::redact::redact_reqwest(error))),
+                    source: Some(Arc::new(crate::urls::redact_reqwest(error))),
                 })))
             }
             None => {

@@ -59,8 +59,9 @@ use bytes::Bytes;
 use reqwest::StatusCode;
 
 use crate::auth::AuthError;
-use crate::redact::redact_reqwest;
+use crate::limits::body_limit_exceeded;
 use crate::types::ProblemDetails;
+use crate::urls::redact_reqwest;
 
 mod api;
 mod decode;
@@ -489,23 +490,4 @@ impl From<Box<ApiError>> for Error {
     fn from(e: Box<ApiError>) -> Self {
         Error::Api(e)
     }
-}
-
-/// Whether `error` (a body read) stopped at a body-size limit, and which.
-pub(crate) fn body_limit_exceeded(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(cause) = source {
-        if let Some(exceeded) = cause.downcast_ref::<BodyLimitExceeded>() {
-            return Some(exceeded.limit);
-        }
-        source = cause.source();
-    }
-    None
-}
-
-/// A body was longer than the limit it was read with.
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("the body is larger than the limit of {limit} bytes")]
-pub(crate) struct BodyLimitExceeded {
-    pub(crate) limit: u64,
 }

@@ -103,13 +103,14 @@ pub mod auth;
 pub mod config;
 pub mod download;
 pub mod error;
+mod limits;
 pub mod operation;
 pub mod paging;
-mod redact;
 pub mod retry;
 pub mod runtime;
 pub mod source_file;
 pub mod statement;
+mod urls;
 pub mod wait;
 
 /// What a typical program needs, in one import: `use creditdata_client::prelude::*;`.
