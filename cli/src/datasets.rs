@@ -2,7 +2,6 @@
 
 use clap::ValueEnum;
 use creditdata_client::Client;
-use creditdata_client::operation::OperationExt;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 

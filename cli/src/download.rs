@@ -369,7 +369,7 @@ pub async fn statement(
     command: StatementCommand,
 ) -> Result<(), Failure> {
     let StatementCommand::Rows { id, statement_id } = command;
-    let mut rows = std::pin::pin!(client.account_statement_rows(id, &statement_id));
+    let mut rows = client.account_statement_rows(id, &statement_id);
     let mut table: Option<Table> = None;
     let mut bad_rows = 0u64;
     loop {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use creditdata_client::Error;
-use creditdata_client::error::ApiError;
+use creditdata_client::error::{ApiError, DisplayChain};
 
 use crate::terminal::one_line;
 
@@ -92,7 +92,7 @@ impl Failure {
                 // line break cannot fake a line of ours.
                 let mut text = match error {
                     Error::Api(api) => api_message(api),
-                    other => one_line(&other.to_string()),
+                    other => one_line(&DisplayChain(other).to_string()),
                 };
                 if !had_credentials && client_exit_status(error) == EXIT_AUTH {
                     text.push_str(
@@ -138,7 +138,7 @@ pub fn client_exit_status(error: &Error) -> u8 {
 /// one line, separated by `;`).
 fn api_message(api: &ApiError) -> String {
     let Some(errors) = api.validation_errors().filter(|e| !e.is_empty()) else {
-        return one_line(&api.to_string());
+        return one_line(&api.with_service_text().to_string());
     };
     let mut text = format!(
         "{}: the service answered {}",

@@ -1,7 +1,6 @@
 //! `creditdata sessions ...`
 
 use creditdata_client::Client;
-use creditdata_client::operation::OperationExt;
 use creditdata_client::paging::SessionFilter;
 use creditdata_client::types::{
     CreateSessionRequest, CustomerProgressStatus, Session, UpdateSessionRequest,
@@ -139,7 +138,7 @@ async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failur
 
     let table = StreamingTable::new(LIST_WIDTHS.to_vec());
     let mut printed: u64 = 0;
-    let mut sessions = std::pin::pin!(client.sessions(filter));
+    let mut sessions = client.sessions(filter);
     while let Some(session) = sessions.try_next().await? {
         if out.is_json() {
             out.json_line(&session)?;

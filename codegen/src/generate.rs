@@ -3,9 +3,10 @@
 //! The generated file is meant to be mounted as `crate::generated` of the client crate, which
 //! provides `crate::runtime::ClientState` (the `Client`'s inner state, whose `ClientHooks` impl
 //! adds authentication, retries and tracing), `crate::runtime::path_segment` (the checked
-//! path-segment encoder every path parameter goes through: see [`crate::path_segments`]) and
+//! path-segment encoder every path parameter goes through: see [`crate::path_segments`]),
 //! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
-//! operation's builder).
+//! operation's builder, whose `call()` every builder exposes: see [`crate::call_methods`]) and
+//! `crate::Result`.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,6 +17,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use crate::call_methods;
 use crate::open_enums::{self, OpenEnumPlan};
 use crate::path_segments;
 
@@ -51,6 +53,8 @@ pub enum GenerateError {
     OpenEnums(#[from] open_enums::OpenEnumError),
     #[error(transparent)]
     PathSegments(#[from] path_segments::PathSegmentError),
+    #[error(transparent)]
+    CallMethods(#[from] call_methods::CallMethodsError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
     InvalidCode(String),
     #[error("{0}")]
@@ -97,6 +101,11 @@ pub fn generate(
 
     let operations = document_operations(effective);
     let builders = builder_signatures(&file)?;
+    let outputs = builders
+        .iter()
+        .map(|(name, signature)| (name.clone(), signature.success.clone()))
+        .collect();
+    call_methods::one_way_to_call(&mut file, &outputs)?;
     let (module, surface) = operations_module(&operations, &builders)?;
     file.items.push(module);
 

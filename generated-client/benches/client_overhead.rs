@@ -184,11 +184,11 @@ impl Setup {
     }
 
     async fn generated_calls(&self, n: usize) -> Vec<types::Session> {
-        let calls = (0..n).map(|_| self.generated.get_session().session_id(session_id()).send());
+        let calls = (0..n).map(|_| self.generated.get_session().session_id(session_id()).call());
         join_all(calls)
             .await
             .into_iter()
-            .map(|r| r.unwrap().into_inner())
+            .map(Result::unwrap)
             .collect()
     }
 }

@@ -17,19 +17,16 @@
 //! | `CREDITDATA_OUT_DIR` | where the PDF report goes (default the current directory) |
 //!
 //! (every variable of [`ClientBuilder::from_env`] applies). Prints one JSON object per step on
-//! stdout (`{"step": ..., ...}`); on any failure prints the error's message on stderr and exits
+//! stdout (`{"step": ..., ...}`); on any failure prints the error and its causes on stderr and exits
 //! with status 1. With `RUST_LOG` set (e.g. `RUST_LOG=creditdata_client=debug`), the client's
 //! tracing goes to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use creditdata_client::download::DownloadExt;
-use creditdata_client::operation::OperationExt;
-use creditdata_client::paging::SessionFilter;
+use creditdata_client::error::DisplayChain;
+use creditdata_client::prelude::*;
 use creditdata_client::types::{CreateSessionRequest, DataPackageInput, QueryParameterInput};
-use creditdata_client::{Client, ClientBuilder};
-use futures::TryStreamExt;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -46,7 +43,7 @@ async fn main() -> ExitCode {
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("{error}");
+            eprintln!("{}", DisplayChain(&*error));
             ExitCode::from(1)
         }
     }
@@ -103,7 +100,7 @@ async fn run() -> Result<(), Failure> {
     // 3. Every session, page by page through the paging stream.
     let mut count = 0u64;
     let mut found = false;
-    let mut sessions = std::pin::pin!(client.sessions(SessionFilter::new()));
+    let mut sessions = client.sessions(SessionFilter::new());
     while let Some(listed) = sessions.try_next().await? {
         count += 1;
         found |= listed.id == id;

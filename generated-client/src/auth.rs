@@ -6,8 +6,9 @@
 //! given directly ([`TokenEndpoint::Url`]), or found through the issuer's OpenID Connect
 //! discovery document ([`TokenEndpoint::Issuer`]).
 //!
-//! The token request goes through the [`oauth2`] crate (RFC 6749 request building and error
-//! parsing) over an HTTP client of its own, which never follows redirects (see below).
+//! The token request (RFC 6749 §4.4: a form with `grant_type=client_credentials`, the client
+//! authenticated in the form or with HTTP Basic per §2.3.1) goes over an HTTP client of its
+//! own, which never follows redirects (see below).
 //!
 //! # Caching and single flight
 //!
@@ -53,19 +54,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use oauth2::basic::{BasicClient, BasicErrorResponseType};
-use oauth2::{
-    AuthType, ClientId, ClientSecret, RequestTokenError, Scope, StandardErrorResponse,
-    TokenResponse, TokenUrl,
-};
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::error::{error_chain, redact_reqwest};
-use crate::runtime::{LimitedReadError, read_limited, shown_location};
+use crate::body_limits::{LimitedReadError, read_limited};
+use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
 /// How the client proves who it is.
 #[derive(Clone)]
@@ -185,14 +181,29 @@ impl fmt::Debug for AccessToken {
 }
 
 /// Why no access token could be obtained.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// Equal when kind and description are: the cause is not compared.
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{kind}{}", description.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct AuthError {
     /// What kind of failure.
     pub kind: AuthErrorKind,
-    /// The identity provider's `error_description`, or the cause. Never contains a secret.
+    /// The identity provider's `error_description`, or what was wrong with its answer. Never
+    /// contains a secret.
     pub description: Option<String>,
+    /// The connection's failure, for [`AuthErrorKind::Unavailable`] (its URL without query
+    /// values).
+    #[source]
+    cause: Option<Arc<reqwest::Error>>,
 }
+
+impl PartialEq for AuthError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.description == other.description
+    }
+}
+
+impl Eq for AuthError {}
 
 /// The RFC 6749 §5.2 error codes, plus failures on the way to the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -248,6 +259,16 @@ impl AuthError {
         AuthError {
             kind,
             description: description.into(),
+            cause: None,
+        }
+    }
+
+    /// The identity provider could not be reached: `error` says why.
+    fn unreachable(error: reqwest::Error) -> Self {
+        AuthError {
+            kind: AuthErrorKind::Unavailable,
+            description: None,
+            cause: Some(Arc::new(redact_reqwest(error))),
         }
     }
 
@@ -457,7 +478,10 @@ impl TokenSource {
                 Ok(token)
             }
             Err(error) => {
-                tracing::debug!(error = %error, "token request failed");
+                tracing::debug!(
+                    error = &error as &dyn std::error::Error,
+                    "token request failed"
+                );
                 Err(error)
             }
         };
@@ -483,9 +507,7 @@ impl TokenSource {
         let url = format!("{issuer}/.well-known/openid-configuration");
         let discovery_error =
             |why: String| AuthError::new(AuthErrorKind::Discovery, format!("{url}: {why}"));
-        let unavailable = |e: reqwest::Error| {
-            AuthError::new(AuthErrorKind::Unavailable, error_chain(&redact_reqwest(e)))
-        };
+        let unavailable = AuthError::unreachable;
         let response = self
             .http
             .get(&url)
@@ -544,96 +566,206 @@ impl TokenSource {
             .get("token_endpoint")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| discovery_error("no token_endpoint member".into()))?;
-        crate::config::validate_identity_provider_url("its token_endpoint", endpoint).map_err(
-            |error| match error {
-                crate::Error::Config(why) => discovery_error(why),
-                other => discovery_error(other.to_string()),
-            },
-        )?;
+        validate_identity_provider_url("its token_endpoint", endpoint).map_err(discovery_error)?;
         Ok(endpoint.trim().to_string())
     }
 
-    /// A token and its lifetime (`expires_in`, when the response has one).
+    /// A token and its lifetime (`expires_in`, when the response has one): the client
+    /// credentials grant (RFC 6749 §4.4).
     async fn request_token(
         &self,
         state: &mut RefreshState,
     ) -> Result<(AccessToken, Option<Duration>), AuthError> {
         let cc = &self.credentials;
         let token_url = self.token_url(state).await?;
-        let token_uri = TokenUrl::new(token_url.clone()).map_err(|e| {
+        let url = reqwest::Url::parse(&token_url).map_err(|e| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 format!("token endpoint {token_url:?} is not a URL: {e}"),
             )
         })?;
-        let client = BasicClient::new(ClientId::new(cc.client_id.clone()))
-            .set_client_secret(ClientSecret::new(
-                cc.client_secret.expose_secret().to_string(),
-            ))
-            .set_auth_type(match cc.auth_style {
-                ClientAuthStyle::RequestBody => AuthType::RequestBody,
-                ClientAuthStyle::BasicAuth => AuthType::BasicAuth,
-            })
-            .set_token_uri(token_uri);
-        let http = self.http.clone();
-        let limits = self.limits;
-        // The closure owns its client handle: a borrowed one makes rustc unable to prove the
-        // call's future `Send` for every lifetime, which would keep calls off spawned tasks.
-        let send = move |request: oauth2::HttpRequest| {
-            let http = http.clone();
-            async move {
-                let mut request =
-                    reqwest::Request::try_from(request).map_err(TokenHttpError::send)?;
-                *request.timeout_mut() = Some(limits.timeout);
-                let response = http.execute(request).await.map_err(TokenHttpError::send)?;
-                let status = response.status();
-                if status.is_redirection() {
-                    return Err(TokenHttpError::Redirect {
-                        status,
-                        location: shown_location(&response),
-                    });
-                }
-                let is_json = response
-                    .headers()
-                    .get(CONTENT_TYPE)
-                    .and_then(|v| v.to_str().ok())
-                    .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
-                if is_transient_status(status) || (!status.is_success() && !is_json) {
-                    // "Not now" whatever the body says (an RFC 6749 error, `{"message":...}`,
-                    // nothing), or not an OAuth2 error response at all (an HTML page from a
-                    // proxy, an empty 401): classified by status, the body left unread.
-                    return Err(TokenHttpError::Status(status));
-                }
-                let mut builder = http::Response::builder().status(status);
-                for (name, value) in response.headers() {
-                    builder = builder.header(name, value);
-                }
-                let body = read_limited(response, limits.max_body)
-                    .await
-                    .map_err(|e| match e {
-                        LimitedReadError::TooLarge(limit) => TokenHttpError::TooLarge(limit),
-                        LimitedReadError::Transport(e) => TokenHttpError::send(e),
-                    })?;
-                builder
-                    .body(body.to_vec())
-                    .map_err(|_| TokenHttpError::Status(status))
+        let scope = cc.scopes.join(" ");
+        let mut form = vec![("grant_type", "client_credentials")];
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        let mut request = self
+            .http
+            .post(url)
+            .header(ACCEPT, HeaderValue::from_static("application/json"))
+            .timeout(self.limits.timeout);
+        match cc.auth_style {
+            ClientAuthStyle::RequestBody => {
+                form.push(("client_id", &cc.client_id));
+                form.push(("client_secret", cc.client_secret.expose_secret()));
             }
-        };
-        let response = client
-            .exchange_client_credentials()
-            .add_scopes(cc.scopes.iter().cloned().map(Scope::new))
-            .request_async(&send)
+            ClientAuthStyle::BasicAuth => request = request.header(AUTHORIZATION, basic(cc)?),
+        }
+        let response = request
+            .form(&form)
+            .send()
             .await
-            .map_err(token_error)?;
-        let lifetime = response.expires_in();
-        let token = AccessToken::new(response.access_token().secret()).ok_or_else(|| {
+            .map_err(AuthError::unreachable)?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(AuthError::new(
+                AuthErrorKind::Redirect,
+                format!(
+                    "the token endpoint answered {status}, pointing to {}",
+                    shown_location(&response)
+                ),
+            ));
+        }
+        if is_transient_status(status) {
+            // "Not now" whatever the body says (an RFC 6749 error, `{"message":...}`, nothing):
+            // classified by status, the body left unread.
+            return Err(AuthError::new(
+                AuthErrorKind::Unavailable,
+                format!("the token endpoint answered {status}"),
+            ));
+        }
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.to_ascii_lowercase());
+        if status != StatusCode::OK && !is_json.as_deref().is_some_and(|v| v.contains("json")) {
+            // Not an OAuth2 error response (an HTML page from a proxy, an empty 401).
+            let kind = match status.as_u16() {
+                401 => AuthErrorKind::InvalidClient,
+                _ => AuthErrorKind::InvalidResponse,
+            };
+            return Err(AuthError::new(
+                kind,
+                format!("the token endpoint answered {status} without an OAuth2 error code"),
+            ));
+        }
+        let body = read_limited(response, self.limits.max_body)
+            .await
+            .map_err(|e| match e {
+                LimitedReadError::TooLarge(limit) => AuthError::new(
+                    AuthErrorKind::InvalidResponse,
+                    format!(
+                        "the token endpoint's answer is larger than {limit} bytes, so it was not read"
+                    ),
+                ),
+                LimitedReadError::Transport(e) => AuthError::unreachable(e),
+            })?;
+        if status != StatusCode::OK {
+            return Err(token_error(&body));
+        }
+        if is_json
+            .as_deref()
+            .is_some_and(|v| !v.starts_with("application/json"))
+        {
+            return Err(AuthError::new(
+                AuthErrorKind::InvalidResponse,
+                format!(
+                    "the token endpoint answered with Content-Type {:?}, not application/json",
+                    shorten(is_json.as_deref().unwrap_or_default())
+                ),
+            ));
+        }
+        let response: TokenAnswer = parse_answer(&body)?;
+        if !response.token_type.eq_ignore_ascii_case("bearer") {
+            // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
+            return Err(AuthError::new(
+                AuthErrorKind::InvalidResponse,
+                format!(
+                    "the token endpoint issued a token of type {:?}, not Bearer",
+                    shorten(&response.token_type)
+                ),
+            ));
+        }
+        let token = AccessToken::new(&response.access_token).ok_or_else(|| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 "the access token contains characters an HTTP header cannot carry".to_string(),
             )
         })?;
-        Ok((token, lifetime))
+        Ok((token, response.expires_in.map(Duration::from_secs)))
     }
+}
+
+/// `Authorization: Basic` for the client (RFC 6749 §2.3.1: id and secret are form-urlencoded
+/// first), marked sensitive.
+fn basic(credentials: &ClientCredentials) -> Result<HeaderValue, AuthError> {
+    use base64::Engine as _;
+    let encode = |text: &str| form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
+    let pair = format!(
+        "{}:{}",
+        encode(&credentials.client_id),
+        encode(credentials.client_secret.expose_secret())
+    );
+    let mut value = HeaderValue::from_str(&format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(pair)
+    ))
+    .map_err(|_| {
+        AuthError::new(
+            AuthErrorKind::InvalidRequest,
+            "the client id or secret cannot be sent in a header".to_string(),
+        )
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// A successful token response (RFC 6749 §5.1); other members are ignored.
+#[derive(serde::Deserialize)]
+struct TokenAnswer {
+    access_token: String,
+    token_type: String,
+    expires_in: Option<u64>,
+}
+
+/// An error response (RFC 6749 §5.2).
+#[derive(serde::Deserialize)]
+struct ErrorAnswer {
+    error: String,
+    error_description: Option<String>,
+}
+
+/// `body` decoded as `T`. Neither the body nor serde's message (which quotes values) is shown:
+/// a half-valid token response would put the token in the message. The path says enough.
+fn parse_answer<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, AuthError> {
+    if body.is_empty() {
+        return Err(AuthError::new(
+            AuthErrorKind::InvalidResponse,
+            "the token endpoint's answer is empty".to_string(),
+        ));
+    }
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).map_err(
+        |e: serde_path_to_error::Error<serde_json::Error>| {
+            AuthError::new(
+                AuthErrorKind::InvalidResponse,
+                format!(
+                    "the token endpoint's answer ({} bytes) is not a token response ({:?} error at `{}`)",
+                    body.len(),
+                    e.inner().classify(),
+                    e.path()
+                ),
+            )
+        },
+    )
+}
+
+/// The error a token endpoint answered with a JSON `body`.
+fn token_error(body: &[u8]) -> AuthError {
+    let answer: ErrorAnswer = match parse_answer(body) {
+        Ok(answer) => answer,
+        Err(error) => return error,
+    };
+    let kind = match answer.error.as_str() {
+        "invalid_client" => AuthErrorKind::InvalidClient,
+        "unauthorized_client" => AuthErrorKind::UnauthorizedClient,
+        "invalid_scope" => AuthErrorKind::InvalidScope,
+        "invalid_grant" => AuthErrorKind::InvalidGrant,
+        "invalid_request" => AuthErrorKind::InvalidRequest,
+        "unsupported_grant_type" => AuthErrorKind::UnsupportedGrantType,
+        other => AuthErrorKind::Other(shorten(other)),
+    };
+    AuthError::new(kind, answer.error_description)
 }
 
 /// 408, 429 and every 5xx: the identity provider cannot answer now.
@@ -647,105 +779,6 @@ fn shorten(text: &str) -> String {
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
-    }
-}
-
-/// What went wrong on the way to the token endpoint (the `oauth2` crate's request error).
-#[derive(Debug)]
-enum TokenHttpError {
-    /// With the URL's query values removed ([`redact_reqwest`]).
-    Send(reqwest::Error),
-    /// A transient status, or a failure status without an OAuth2 (JSON) error body.
-    Status(StatusCode),
-    /// A redirect, not followed.
-    Redirect {
-        status: StatusCode,
-        location: String,
-    },
-    /// The answer is longer than this many bytes.
-    TooLarge(u64),
-}
-
-impl TokenHttpError {
-    fn send(error: reqwest::Error) -> Self {
-        TokenHttpError::Send(redact_reqwest(error))
-    }
-}
-
-impl fmt::Display for TokenHttpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenHttpError::Send(e) => f.write_str(&error_chain(e)),
-            TokenHttpError::Status(status) => write!(f, "the token endpoint answered {status}"),
-            TokenHttpError::Redirect { status, location } => write!(
-                f,
-                "the token endpoint answered {status}, pointing to {location}"
-            ),
-            TokenHttpError::TooLarge(limit) => write!(
-                f,
-                "the token endpoint's answer is larger than {limit} bytes, so it was not read"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for TokenHttpError {}
-
-type BasicTokenError = StandardErrorResponse<BasicErrorResponseType>;
-
-fn token_error(error: RequestTokenError<TokenHttpError, BasicTokenError>) -> AuthError {
-    match error {
-        RequestTokenError::ServerResponse(response) => {
-            let kind = match response.error() {
-                BasicErrorResponseType::InvalidClient => AuthErrorKind::InvalidClient,
-                BasicErrorResponseType::UnauthorizedClient => AuthErrorKind::UnauthorizedClient,
-                BasicErrorResponseType::InvalidScope => AuthErrorKind::InvalidScope,
-                BasicErrorResponseType::InvalidGrant => AuthErrorKind::InvalidGrant,
-                BasicErrorResponseType::InvalidRequest => AuthErrorKind::InvalidRequest,
-                BasicErrorResponseType::UnsupportedGrantType => AuthErrorKind::UnsupportedGrantType,
-                BasicErrorResponseType::Extension(code) => AuthErrorKind::Other(code.clone()),
-            };
-            AuthError::new(kind, response.error_description().cloned())
-        }
-        RequestTokenError::Request(TokenHttpError::Status(status)) => {
-            if is_transient_status(status) {
-                return AuthError::new(
-                    AuthErrorKind::Unavailable,
-                    format!("the token endpoint answered {status}"),
-                );
-            }
-            let kind = match status.as_u16() {
-                401 => AuthErrorKind::InvalidClient,
-                _ => AuthErrorKind::InvalidResponse,
-            };
-            AuthError::new(
-                kind,
-                format!("the token endpoint answered {status} without an OAuth2 error code"),
-            )
-        }
-        RequestTokenError::Request(error @ TokenHttpError::Send(_)) => {
-            AuthError::new(AuthErrorKind::Unavailable, error.to_string())
-        }
-        RequestTokenError::Request(error @ TokenHttpError::Redirect { .. }) => {
-            AuthError::new(AuthErrorKind::Redirect, error.to_string())
-        }
-        RequestTokenError::Request(error @ TokenHttpError::TooLarge(_)) => {
-            AuthError::new(AuthErrorKind::InvalidResponse, error.to_string())
-        }
-        // Neither the body nor serde's message (which quotes values) is shown: a half-valid
-        // token response would put the token in the message. The path says enough.
-        RequestTokenError::Parse(e, body) => AuthError::new(
-            AuthErrorKind::InvalidResponse,
-            format!(
-                "the token endpoint's answer ({} bytes) is not a token response ({:?} error at `{}`)",
-                body.len(),
-                e.inner().classify(),
-                e.path()
-            ),
-        ),
-        RequestTokenError::Other(message) => {
-            AuthError::new(AuthErrorKind::InvalidResponse, message)
-        }
     }
 }
 

@@ -18,7 +18,6 @@
 //! `creditdata` command use.
 
 use std::fmt;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +26,9 @@ use crate::auth::{Authenticator, ClientAuthStyle, Credentials, TokenEndpoint};
 use crate::error::Error;
 use crate::retry::RetryPolicy;
 use crate::runtime::ClientState;
+use crate::urls::{validate_identity_provider_url, validate_url};
+
+pub use crate::body_limits::DEFAULT_MAX_RESPONSE_BODY;
 
 /// Where the service is.
 ///
@@ -48,9 +50,19 @@ pub enum Environment {
 /// Where [`Environment::Mock`] is when `CREDITDATA_MOCK_URL` is not set.
 pub const DEFAULT_MOCK_URL: &str = "http://127.0.0.1:8080";
 
-impl Environment {
-    /// Reads an environment name: `production`, `test`, `mock`, or a URL.
-    pub fn parse(text: &str) -> Result<Environment, Error> {
+/// Reads an environment name, in any case: `production` (or `prod`, `live`), `test`, `mock`, or
+/// a base URL (anything with `://`, checked when the client is built).
+///
+/// ```
+/// use creditdata_client::Environment;
+///
+/// assert_eq!("mock".parse::<Environment>().unwrap(), Environment::Mock);
+/// assert!("staging".parse::<Environment>().is_err());
+/// ```
+impl std::str::FromStr for Environment {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Environment, Error> {
         match text.trim().to_ascii_lowercase().as_str() {
             "production" | "prod" | "live" => Ok(Environment::Production),
             "test" => Ok(Environment::Test),
@@ -61,7 +73,9 @@ impl Environment {
             ))),
         }
     }
+}
 
+impl Environment {
     /// The base URL, reading the variable the environment names.
     pub fn base_url(&self) -> Result<String, Error> {
         let from_var = |var: &str, what: &str| {
@@ -83,7 +97,7 @@ impl Environment {
 }
 
 fn validate_base_url(url: &str) -> Result<String, Error> {
-    let parsed = validate_url("the base URL", url)?;
+    let parsed = validate_url("the base URL", url).map_err(Error::Config)?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(Error::Config(format!(
             "base URL {url:?} must use http or https"
@@ -92,65 +106,6 @@ fn validate_base_url(url: &str) -> Result<String, Error> {
     // The generated paths start with `/v1`; a trailing slash would double it.
     Ok(url.trim().trim_end_matches('/').to_string())
 }
-
-/// The checks every configured URL passes: it parses, has no user name or password (URLs are
-/// shown in `Debug` and in messages; credentials belong in `credentials`), and no query or
-/// fragment (where secrets and personal data would hide in plain sight). A URL that fails is
-/// not quoted in the error: what makes it fail may be a secret.
-fn validate_url(what: &str, url: &str) -> Result<reqwest::Url, Error> {
-    let parsed = reqwest::Url::parse(url.trim())
-        .map_err(|e| Error::Config(format!("{what} is not a URL: {e}")))?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(Error::Config(format!(
-            "{what} must not contain a user name or password: pass credentials with ClientBuilder::credentials"
-        )));
-    }
-    if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(Error::Config(format!(
-            "{what} must not have a query or fragment: put no secrets or parameters in it"
-        )));
-    }
-    Ok(parsed)
-}
-
-/// Checks a URL the client secret is sent to (a token endpoint, an issuer whose discovery
-/// document names one): [`validate_url`]'s rules, and `https`, or `http` to a loopback address
-/// only (the local mock): the secret never crosses a network unencrypted.
-pub(crate) fn validate_identity_provider_url(what: &str, url: &str) -> Result<reqwest::Url, Error> {
-    let parsed = validate_url(what, url)?;
-    match parsed.scheme() {
-        "https" => Ok(parsed),
-        "http" if is_loopback(&parsed) => Ok(parsed),
-        "http" => Err(Error::Config(format!(
-            "{what} uses plain http to a host that is not loopback: the client secret would \
-             cross the network unencrypted; use https (plain http is accepted for 127.0.0.1, \
-             [::1] and localhost only)"
-        ))),
-        _ => Err(Error::Config(format!(
-            "{what} must use https (or http to a loopback address)"
-        ))),
-    }
-}
-
-/// Whether `url`'s host is a loopback address or `localhost`.
-pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The largest JSON success body read unless [`ClientBuilder::max_response_body`] says
-/// otherwise: 128 MiB. The service's largest JSON answers (a source file's Base64 content, the
-/// categorised transactions of years of bank statements) stay far below it; a body that does
-/// not is either broken or hostile.
-pub const DEFAULT_MAX_RESPONSE_BODY: u64 = 128 * 1024 * 1024;
 
 /// Configures the HTTP client of the identity provider (see
 /// [`ClientBuilder::identity_provider_http`]).
@@ -256,7 +211,7 @@ impl ClientBuilder {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let environment = match (var("CREDITDATA_BASE_URL"), var("CREDITDATA_ENVIRONMENT")) {
             (Some(url), _) => Environment::Custom(url.trim().to_string()),
-            (None, Some(name)) => Environment::parse(&name)?,
+            (None, Some(name)) => name.parse()?,
             (None, None) => Environment::Mock,
         };
         let mut builder = ClientBuilder {
@@ -464,7 +419,7 @@ impl ClientBuilder {
         let cannot_build = |e: reqwest::Error| {
             Error::Config(format!(
                 "cannot build the HTTP client: {}",
-                crate::error::error_chain(&e)
+                crate::error::DisplayChain(&e)
             ))
         };
         // rustls (the only TLS backend compiled in), HTTP/1.1 and HTTP/2 by ALPN.
@@ -491,10 +446,11 @@ impl ClientBuilder {
             }
             match &cc.endpoint {
                 TokenEndpoint::Url(url) => {
-                    validate_identity_provider_url("the token URL", url)?;
+                    validate_identity_provider_url("the token URL", url).map_err(Error::Config)?;
                 }
                 TokenEndpoint::Issuer(issuer) => {
-                    validate_identity_provider_url("the token issuer URL", issuer)?;
+                    validate_identity_provider_url("the token issuer URL", issuer)
+                        .map_err(Error::Config)?;
                 }
             }
         }
@@ -540,17 +496,21 @@ mod tests {
     #[test]
     fn environments_parse_and_custom_urls_are_validated() {
         assert_eq!(
-            Environment::parse("Production").unwrap(),
+            "Production".parse::<Environment>().unwrap(),
             Environment::Production
         );
-        assert_eq!(Environment::parse("mock").unwrap(), Environment::Mock);
+        assert_eq!(" mock ".parse::<Environment>().unwrap(), Environment::Mock);
+        assert_eq!(
+            "https://api.example.test".parse::<Environment>().unwrap(),
+            Environment::Custom("https://api.example.test".into())
+        );
         assert_eq!(
             Environment::Custom("http://127.0.0.1:1/".into())
                 .base_url()
                 .unwrap(),
             "http://127.0.0.1:1"
         );
-        let err = Environment::parse("staging").unwrap_err().to_string();
+        let err = "staging".parse::<Environment>().unwrap_err().to_string();
         assert!(err.contains("unknown environment \"staging\""), "{err}");
         let err = Environment::Custom("ftp://x".into())
             .base_url()

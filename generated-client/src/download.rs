@@ -11,18 +11,20 @@
 //! - [`Download::save`] / [`Download::save_in`]: into a file, atomically.
 //!
 //! ```no_run
-//! # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
-//! use creditdata_client::download::DownloadExt;
-//! let saved = client
-//!     .get_pdf_report()
-//!     .session_id(id)
-//!     .download()
-//!     .await?
-//!     .on_progress(|p| eprintln!("{} of {:?} bytes", p.received, p.total))
-//!     .save("report.pdf")
-//!     .await?;
-//! println!("{} bytes in {}", saved.bytes, saved.path.display());
-//! # Ok(()) }
+//! use creditdata_client::prelude::*;
+//!
+//! async fn save_report(client: &Client, session_id: uuid::Uuid) -> Result<()> {
+//!     let saved = client
+//!         .get_pdf_report()
+//!         .session_id(session_id)
+//!         .download()
+//!         .await?
+//!         .on_progress(|p| eprintln!("{} of {:?} bytes", p.received, p.total))
+//!         .save("report.pdf")
+//!         .await?;
+//!     println!("{} bytes in {}", saved.bytes, saved.path.display());
+//!     Ok(())
+//! }
 //! ```
 //!
 //! Or in one call: [`Client::download_pdf_report`] and its siblings.
@@ -46,6 +48,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
@@ -256,6 +259,7 @@ impl BodyStream {
         Error::Download {
             operation: self.operation,
             message,
+            source: None,
         }
     }
 
@@ -298,17 +302,19 @@ impl Stream for BodyStream {
             }
             Some(Err(error)) => {
                 this.finished = true;
-                let error = crate::error::redact_reqwest(error);
                 if error.is_timeout() {
                     return Poll::Ready(Some(Err(Error::from_reqwest(this.operation, 1, error))));
                 }
                 let message = format!(
-                    "the connection broke after {} of {} bytes: {}",
+                    "the connection broke after {} of {} bytes",
                     this.received,
                     this.expected_text(),
-                    error_chain(&error)
                 );
-                Poll::Ready(Some(Err(this.failure(message))))
+                Poll::Ready(Some(Err(Error::Download {
+                    operation: this.operation,
+                    message,
+                    source: Some(Arc::new(crate::urls::redact_reqwest(error))),
+                })))
             }
             None => {
                 this.finished = true;
@@ -325,21 +331,6 @@ impl Stream for BodyStream {
             }
         }
     }
-}
-
-/// `error: cause: cause` (reqwest's own message hides the reason).
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut out = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = cause.source();
-    }
-    out
 }
 
 /// A file written by [`Download::save`].
@@ -643,7 +634,7 @@ fn shorten(name: &str, max: usize) -> String {
 pub trait DownloadExt: Operation<Output = ByteStream> {
     /// Sends the request; on a success status returns the response with its body unread.
     /// Failures before the body (error status, transport, authentication) are the same
-    /// [`Error`]s as [`OperationExt::call`](crate::operation::OperationExt::call) returns.
+    /// [`Error`]s as [`Operation::call`] returns.
     fn download(self) -> impl Future<Output = Result<Download>> + Send
     where
         Self: Send,

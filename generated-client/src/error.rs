@@ -17,10 +17,21 @@
 //! | [`Error::Config`] | the client could not be built from its configuration |
 //! | [`Error::WaitTimedOut`] | a wait for the customer reached its deadline |
 //!
-//! Generated `send()` calls return progenitor's error type; `?` converts it into [`Error`]
-//! (`From` impl), and [`OperationExt::call`](crate::operation::OperationExt::call) returns
-//! [`Error`] directly with the operation filled in everywhere. Messages are written for a person
-//! and never contain credentials or tokens.
+//! Every builder's `call()` returns [`Error`] with the operation filled in everywhere (the hidden
+//! `send()` returns progenitor's error type, which `?` converts). Messages are written for a
+//! person and never contain credentials or tokens.
+//!
+//! # Printing an error
+//!
+//! Each error's `Display` says what failed in one short sentence; the cause (the identity
+//! provider's answer, the connection's failure, the operating system's error) is its
+//! [`source()`](std::error::Error::source), never repeated in the message. That is what chain
+//! printers expect: anyhow's `{:#}` and eyre print each cause once,
+//! `GetSession: the connection to the service failed after 4 attempts: error sending request for
+//! url (http://127.0.0.1:9/v1/sessions/…): client error (Connect): tcp connect error: Connection
+//! refused (os error 111)`. Without such a printer, [`DisplayChain`] prints the same line, and
+//! `tracing` records the chain when given the error as `error = &error as &dyn
+//! std::error::Error`.
 //!
 //! # Personal data
 //!
@@ -31,29 +42,48 @@
 //! [`DecodeError`] names the path in the body and the kind of mismatch, never the value found
 //! there. [`DecodeError::body_snippet`] returns the body around the failure for whoever
 //! explicitly asks for it while debugging.
+//!
+//! What the service writes in an error answer may echo the request, personal data included
+//! (`Unknown subject jane.doe@example.com`, `The value 'Jane Doe' is not valid`). An
+//! [`ApiError`]'s `Display` therefore shows the status, the problem's `title` (a fixed phrase
+//! such as `One or more validation errors occurred.`) and the *names* of the fields a
+//! validation failure lists, never the problem's `detail`, the validation messages or the body
+//! of an answer that is not a problem. They stay reachable for whoever asks explicitly:
+//! [`ApiError::detail`], [`ApiError::validation_errors`], [`ApiError::body_excerpt`] and
+//! [`ApiError::with_service_text`], which prints them all.
 
 use std::fmt;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
 
 use crate::auth::AuthError;
+use crate::body_limits::body_limit_exceeded;
 use crate::types::ProblemDetails;
+use crate::urls::redact_reqwest;
+
+mod api;
+mod decode;
+
+pub use api::{ApiError, MAX_ERROR_BODY, WithServiceText};
+pub use decode::DecodeError;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Any failure of a call. See the [module documentation](self).
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// Its `Debug` output holds no personal data either: the session of
+/// [`WaitTimedOut`](Error::WaitTimedOut) shows as its id and status.
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The service answered with an error status.
     #[error(transparent)]
     Api(Box<ApiError>),
     /// No access token could be obtained (the call was not sent).
-    #[error("{operation}: could not obtain an access token: {source}", operation = op_name(operation))]
+    #[error("{operation}: could not obtain an access token", operation = op_name(operation))]
     Auth {
         /// The operation that needed the token, when known.
         operation: Option<&'static str>,
@@ -62,7 +92,7 @@ pub enum Error {
     },
     /// A timeout passed: connecting, waiting for a JSON answer (the per-request timeout), or
     /// waiting for more of a body (the idle-read timeout).
-    #[error("{operation}: the service did not answer in time{}: {}", attempts_suffix(*attempts), error_chain(source.as_ref()), operation = op_name(operation))]
+    #[error("{operation}: the service did not answer in time{}", attempts_suffix(*attempts), operation = op_name(operation))]
     Timeout {
         /// The operation, when known.
         operation: Option<&'static str>,
@@ -72,7 +102,7 @@ pub enum Error {
         source: Arc<reqwest::Error>,
     },
     /// The connection could not be made or broke.
-    #[error("{operation}: the connection to the service failed{}: {}", attempts_suffix(*attempts), error_chain(source.as_ref()), operation = op_name(operation))]
+    #[error("{operation}: the connection to the service failed{}", attempts_suffix(*attempts), operation = op_name(operation))]
     Transport {
         /// The operation, when known.
         operation: Option<&'static str>,
@@ -131,9 +161,11 @@ pub enum Error {
         operation: Option<&'static str>,
         /// What went wrong.
         message: String,
+        /// The connection's failure, when the connection broke.
+        source: Option<Arc<reqwest::Error>>,
     },
-    /// A local file could not be read or written.
-    #[error("{path}: {source}")]
+    /// A downloaded body could not be written to a local file or stream.
+    #[error("cannot write {path}")]
     Io {
         /// The file.
         path: String,
@@ -154,6 +186,89 @@ pub enum Error {
     },
 }
 
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Api(e) => f.debug_tuple("Api").field(e).finish(),
+            Error::Auth { operation, source } => f
+                .debug_struct("Auth")
+                .field("operation", operation)
+                .field("source", source)
+                .finish(),
+            Error::Timeout {
+                operation,
+                attempts,
+                source,
+            } => f
+                .debug_struct("Timeout")
+                .field("operation", operation)
+                .field("attempts", attempts)
+                .field("source", source)
+                .finish(),
+            Error::Transport {
+                operation,
+                attempts,
+                source,
+            } => f
+                .debug_struct("Transport")
+                .field("operation", operation)
+                .field("attempts", attempts)
+                .field("source", source)
+                .finish(),
+            Error::Decode(e) => f.debug_tuple("Decode").field(e).finish(),
+            Error::ResponseTooLarge { operation, limit } => f
+                .debug_struct("ResponseTooLarge")
+                .field("operation", operation)
+                .field("limit", limit)
+                .finish(),
+            Error::Redirect {
+                operation,
+                status,
+                location,
+            } => f
+                .debug_struct("Redirect")
+                .field("operation", operation)
+                .field("status", status)
+                .field("location", location)
+                .finish(),
+            Error::InvalidResponse { operation, message } => f
+                .debug_struct("InvalidResponse")
+                .field("operation", operation)
+                .field("message", message)
+                .finish(),
+            Error::InvalidRequest { operation, message } => f
+                .debug_struct("InvalidRequest")
+                .field("operation", operation)
+                .field("message", message)
+                .finish(),
+            Error::Download {
+                operation,
+                message,
+                source,
+            } => f
+                .debug_struct("Download")
+                .field("operation", operation)
+                .field("message", message)
+                .field("source", source)
+                .finish(),
+            Error::Io { path, source } => f
+                .debug_struct("Io")
+                .field("path", path)
+                .field("source", source)
+                .finish(),
+            Error::Config(message) => f.debug_tuple("Config").field(message).finish(),
+            // The session holds the data subject's e-mail and name.
+            Error::WaitTimedOut { session, waited } => f
+                .debug_struct("WaitTimedOut")
+                .field("session_id", &session.id)
+                .field("status", &session.customer_progress_status)
+                .field("waited", waited)
+                .finish(),
+        }
+    }
+}
+
+/// The operation's name for a message, `request` when unknown.
 fn op_name(operation: &Option<&'static str>) -> &'static str {
     operation.unwrap_or("request")
 }
@@ -166,20 +281,39 @@ fn attempts_suffix(attempts: u32) -> String {
     }
 }
 
-/// `error: cause: cause`, as people read it (reqwest's own message alone says "error sending
-/// request" and hides the reason).
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut out = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
+/// Prints an error and its causes on one line, `error: cause: cause`, as anyhow's `{:#}` does:
+/// for programs that print errors without such a printer. A cause whose text the line already
+/// holds is not repeated.
+///
+/// ```
+/// use creditdata_client::error::DisplayChain;
+///
+/// let error = std::io::Error::other("disk full");
+/// assert_eq!(DisplayChain(&error).to_string(), "disk full");
+/// ```
+#[derive(Clone, Copy)]
+pub struct DisplayChain<'a>(pub &'a (dyn std::error::Error + 'a));
+
+impl fmt::Display for DisplayChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown = self.0.to_string();
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !shown.contains(&text) {
+                shown.push_str(": ");
+                shown.push_str(&text);
+            }
+            source = cause.source();
         }
-        source = s.source();
+        f.write_str(&shown)
     }
-    out
+}
+
+impl fmt::Debug for DisplayChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 impl Error {
@@ -238,7 +372,7 @@ impl Error {
     /// what its retry policy allows).
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Api(e) => matches!(e.status.as_u16(), 408 | 429 | 502 | 503 | 504),
+            Error::Api(e) => crate::retry::is_retryable_status(e.status),
             Error::Timeout { .. } | Error::Transport { .. } => true,
             Error::Auth { source, .. } => source.is_transient(),
             _ => false,
@@ -303,293 +437,6 @@ impl Error {
     }
 }
 
-/// The service answered a call with an error status.
-#[derive(Clone)]
-pub struct ApiError {
-    /// The operation (operationId), when known.
-    pub operation: Option<&'static str>,
-    /// The HTTP status.
-    pub status: StatusCode,
-    /// The response headers (`Retry-After`, correlation ids, ...).
-    pub headers: HeaderMap,
-    /// The problem details, when the body was one (validation failures carry `errors`).
-    pub problem: Option<ProblemDetails>,
-    /// The body as received (capped at [`MAX_ERROR_BODY`] bytes); empty for body-less errors.
-    pub body: Bytes,
-}
-
-/// The most bytes of an error body the client keeps.
-pub const MAX_ERROR_BODY: usize = 64 * 1024;
-
-impl ApiError {
-    /// Builds the error from a status, headers and body, decoding problem details when the body
-    /// is a JSON object that reads as one.
-    pub fn new(
-        operation: Option<&'static str>,
-        status: StatusCode,
-        headers: HeaderMap,
-        body: Bytes,
-    ) -> Self {
-        let problem = if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-            serde_json::from_slice::<ProblemDetails>(&body).ok()
-        } else {
-            None
-        };
-        ApiError {
-            operation,
-            status,
-            headers,
-            problem,
-            body,
-        }
-    }
-
-    /// How long the service asked to wait before trying again (`Retry-After`, seconds or an
-    /// HTTP date, measured from now).
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
-        crate::retry::retry_after(&self.headers, std::time::SystemTime::now())
-    }
-
-    /// The validation failures (field name → messages) of a 400, if the service listed any.
-    pub fn validation_errors(&self) -> Option<&std::collections::BTreeMap<String, Vec<String>>> {
-        self.problem.as_ref()?.errors.as_ref()
-    }
-
-    /// The body as text (lossy), for display.
-    pub fn body_text(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.body)
-    }
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let operation = op_name(&self.operation);
-        if self.status.is_success() {
-            // A success status the API description does not list for this operation.
-            return write!(
-                f,
-                "{operation}: the service answered {}, which the API description does not list for this operation",
-                self.status
-            );
-        }
-        write!(f, "{operation}: the service answered {}", self.status)?;
-        match &self.problem {
-            Some(p) => {
-                let title = p.title.as_deref().filter(|t| !t.is_empty());
-                let detail = p.detail.as_deref().filter(|d| !d.is_empty());
-                match (title, detail) {
-                    (Some(t), Some(d)) => write!(f, ": {t}: {d}")?,
-                    (Some(t), None) => write!(f, ": {t}")?,
-                    (None, Some(d)) => write!(f, ": {d}")?,
-                    (None, None) => {}
-                }
-                if let Some(errors) = &p.errors {
-                    for (field, messages) in errors {
-                        write!(f, "; {field}: {}", messages.join(" "))?;
-                    }
-                }
-            }
-            None if !self.body.is_empty() => {
-                let text = self.body_text();
-                let text = text.trim();
-                let snippet: String = text.chars().take(200).collect();
-                let ellipsis = if text.chars().count() > 200 {
-                    "…"
-                } else {
-                    ""
-                };
-                write!(f, ": {snippet}{ellipsis}")?;
-            }
-            // The service documents 401, 403, 404 and 500 without a body: say what they mean.
-            None => match self.status.as_u16() {
-                401 => f.write_str(" (the access token was missing, expired or not accepted)")?,
-                403 => f.write_str(" (these credentials may not do this)")?,
-                404 => {
-                    f.write_str(" (no such resource, or it is not visible to these credentials)")?
-                }
-                429 => f.write_str(" (too many requests; slow down)")?,
-                s if s >= 500 => f.write_str(" (a failure on the service's side)")?,
-                _ => {}
-            },
-        }
-        if let Some(wait) = self.retry_after()
-            && !wait.is_zero()
-        {
-            write!(f, " (retry after {} s)", wait.as_secs())?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Headers may carry cookies or tokens a proxy echoed back: only their names are shown.
-        f.debug_struct("ApiError")
-            .field("operation", &self.operation)
-            .field("status", &self.status)
-            .field(
-                "header_names",
-                &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
-            )
-            .field("problem", &self.problem)
-            .field("body_len", &self.body.len())
-            .finish()
-    }
-}
-
-impl std::error::Error for ApiError {}
-
-/// A success body that did not match its type.
-///
-/// Its `Display` and `Debug` name the operation, the path in the body and the kind of mismatch
-/// (`invalid type: integer, expected a string`), never a value of the body: bodies carry
-/// personal data. [`body_snippet`](Self::body_snippet) gives the body around the failure to
-/// whoever asks for it explicitly.
-#[derive(Clone)]
-pub struct DecodeError {
-    /// The operation, when known.
-    pub operation: Option<&'static str>,
-    /// Where in the body decoding failed, as a path (`sessions[3].createdAtUtc`), when known.
-    pub path: Option<String>,
-    /// What the decoder said, with the values it quoted from the body removed.
-    pub message: String,
-    /// A bounded excerpt of the body around the failure (see `body_snippet`).
-    pub(crate) snippet: String,
-}
-
-impl fmt::Debug for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DecodeError")
-            .field("operation", &self.operation)
-            .field("path", &self.path)
-            .field("message", &self.message)
-            .field("snippet_len", &self.snippet.chars().count())
-            .finish()
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: the response body does not match its type",
-            op_name(&self.operation)
-        )?;
-        if let Some(path) = &self.path {
-            write!(f, " at `{path}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for DecodeError {}
-
-impl DecodeError {
-    /// A decode error that quotes nothing of the body.
-    pub(crate) fn new(
-        operation: Option<&'static str>,
-        path: Option<String>,
-        message: String,
-    ) -> Self {
-        DecodeError {
-            operation,
-            path,
-            message,
-            snippet: String::new(),
-        }
-    }
-
-    /// At most about 120 characters of the body around the failure, for debugging. This is
-    /// the service's data as received, personal data included: it is never part of the
-    /// error's `Display` or `Debug` output, and should not be logged where personal data may
-    /// not go. Empty when the failure has no position in a body.
-    pub fn body_snippet(&self) -> &str {
-        &self.snippet
-    }
-
-    /// Describes why `body` failed to decode, with an excerpt around the failure.
-    pub(crate) fn from_serde(
-        operation: Option<&'static str>,
-        path: Option<String>,
-        error: &serde_json::Error,
-        body: &[u8],
-    ) -> Self {
-        DecodeError {
-            operation,
-            path,
-            message: without_quoted_values(&error.to_string()),
-            snippet: snippet_around(body, error.line(), error.column()),
-        }
-    }
-}
-
-/// serde's message without the values it quotes from the input: `invalid type: integer
-/// `38001085718`, expected a string` becomes `invalid type: integer, expected a string`. serde
-/// puts what it found in backticks (numbers, characters, variant and field names) or in double
-/// quotes (strings, escaped), before `, expected ...`, which describes the type and is kept.
-fn without_quoted_values(message: &str) -> String {
-    let (found, expected) = match message.find(", expected") {
-        Some(at) => message.split_at(at),
-        None => (message, ""),
-    };
-    let mut out = String::with_capacity(message.len());
-    let mut chars = found.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '`' => {
-                for c in chars.by_ref() {
-                    if c == '`' {
-                        break;
-                    }
-                }
-                trim_trailing_space(&mut out);
-            }
-            '"' => {
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '"' => break,
-                        _ => {}
-                    }
-                }
-                trim_trailing_space(&mut out);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push_str(expected);
-    out
-}
-
-fn trim_trailing_space(text: &mut String) {
-    while text.ends_with(' ') {
-        text.pop();
-    }
-}
-
-/// At most 120 characters of `body` around one-based `line`/`column`.
-fn snippet_around(body: &[u8], line: usize, column: usize) -> String {
-    const RADIUS: usize = 60;
-    let text = String::from_utf8_lossy(body);
-    let Some(line_text) = text.lines().nth(line.saturating_sub(1)) else {
-        return String::new();
-    };
-    let chars: Vec<char> = line_text.chars().collect();
-    let at = column.saturating_sub(1).min(chars.len());
-    let start = at.saturating_sub(RADIUS);
-    let end = (at + RADIUS).min(chars.len());
-    let mut s: String = chars[start..end].iter().collect();
-    if start > 0 {
-        s.insert(0, '…');
-    }
-    if end < chars.len() {
-        s.push('…');
-    }
-    s
-}
-
 /// A failure the runtime hooks decided on, carried through progenitor's generated code in the
 /// extensions of a synthesized response (the hooks can only return responses or reqwest errors).
 #[derive(Clone)]
@@ -623,7 +470,7 @@ where
             }
             P::CommunicationError(e) if e.is_builder() => Error::InvalidRequest {
                 operation: None,
-                message: error_chain(&redact_reqwest(e)),
+                message: DisplayChain(&redact_reqwest(e)).to_string(),
             },
             P::CommunicationError(e) | P::ResponseBodyError(e) | P::InvalidUpgrade(e) => {
                 Error::from_reqwest(None, 1, e)
@@ -653,97 +500,5 @@ impl From<crate::types::error::ConversionError> for Error {
             operation: None,
             message: e.to_string(),
         }
-    }
-}
-
-/// Whether `error` (a body read) stopped at a body-size limit, and which.
-pub(crate) fn body_limit_exceeded(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(cause) = source {
-        if let Some(exceeded) = cause.downcast_ref::<BodyLimitExceeded>() {
-            return Some(exceeded.limit);
-        }
-        source = cause.source();
-    }
-    None
-}
-
-/// A body was longer than the limit it was read with.
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("the body is larger than the limit of {limit} bytes")]
-pub(crate) struct BodyLimitExceeded {
-    pub(crate) limit: u64,
-}
-
-/// `error` with the query values of its URL removed (see [`redact_url`]).
-pub(crate) fn redact_reqwest(mut error: reqwest::Error) -> reqwest::Error {
-    if let Some(url) = error.url_mut() {
-        *url = redact_url(url);
-    }
-    error
-}
-
-/// `url` as errors and logs may show it: scheme, host, port, path and the names of the query
-/// parameters (`/v1/sessions?SubjectEmail&Take`), never their values, no user-info, no
-/// fragment.
-pub(crate) fn redact_url(url: &reqwest::Url) -> reqwest::Url {
-    let mut shown = url.clone();
-    let _ = shown.set_username("");
-    let _ = shown.set_password(None);
-    shown.set_fragment(None);
-    if url.query().is_some() {
-        let names: Vec<String> = url
-            .query_pairs()
-            .map(|(name, _)| {
-                percent_encoding::utf8_percent_encode(&name, percent_encoding::NON_ALPHANUMERIC)
-                    .to_string()
-            })
-            .collect();
-        shown.set_query((!names.is_empty()).then(|| names.join("&")).as_deref());
-    }
-    shown
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serde_messages_lose_the_values_they_quote() {
-        for (message, expected) in [
-            (
-                "invalid type: integer `38001085718`, expected a string at line 1 column 9",
-                "invalid type: integer, expected a string at line 1 column 9",
-            ),
-            (
-                r#"invalid type: string "jane \"j\" doe", expected u32"#,
-                "invalid type: string, expected u32",
-            ),
-            (
-                "unknown variant `PAUSED`, expected one of `A`, `B`",
-                "unknown variant, expected one of `A`, `B`",
-            ),
-            ("missing field `id`", "missing field"),
-            (
-                "trailing characters at line 1 column 3",
-                "trailing characters at line 1 column 3",
-            ),
-        ] {
-            assert_eq!(without_quoted_values(message), expected, "{message}");
-        }
-    }
-
-    #[test]
-    fn urls_keep_path_and_parameter_names_only() {
-        let url = reqwest::Url::parse(
-            "http://u:p@127.0.0.1:8/v1/sessions?SubjectEmail=jane%40example.com&Take=10#f",
-        )
-        .unwrap();
-        assert_eq!(
-            redact_url(&url).as_str(),
-            "http://127.0.0.1:8/v1/sessions?SubjectEmail&Take"
-        );
-        let plain = reqwest::Url::parse("https://h/v1/sessions/1").unwrap();
-        assert_eq!(redact_url(&plain), plain);
     }
 }

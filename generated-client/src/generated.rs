@@ -7833,7 +7833,7 @@ Arguments:
 - `subject_full_name`: Only Sessions whose Data Subject has this full name.
 - `take`: Number of Sessions to return.
 ```ignore
-let response = client.get_sessions()
+let sessions = client.get_sessions()
     .country_code(country_code)
     .created_by_name(created_by_name)
     .created_from_utc(created_from_utc)
@@ -7844,8 +7844,8 @@ let response = client.get_sessions()
     .subject_email(subject_email)
     .subject_full_name(subject_full_name)
     .take(take)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_sessions(&self) -> builder::GetSessions<'_> {
         builder::GetSessions::new(self)
@@ -7855,10 +7855,10 @@ let response = client.get_sessions()
 Sends a `POST` request to `/v1/sessions`
 
 ```ignore
-let response = client.create_session()
+let session = client.create_session()
     .body(body)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn create_session(&self) -> builder::CreateSession<'_> {
         builder::CreateSession::new(self)
@@ -7870,10 +7870,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_session()
+let session = client.get_session()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_session(&self) -> builder::GetSession<'_> {
         builder::GetSession::new(self)
@@ -7886,11 +7886,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `body`
 ```ignore
-let response = client.update_session()
+let session = client.update_session()
     .session_id(session_id)
     .body(body)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn update_session(&self) -> builder::UpdateSession<'_> {
         builder::UpdateSession::new(self)
@@ -7904,10 +7904,10 @@ Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-inpu
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.extend_customer_input_deadline()
+let session = client.extend_customer_input_deadline()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn extend_customer_input_deadline(
         &self,
@@ -7923,10 +7923,10 @@ Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-noti
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.resend_customer_notification()
+let value = client.resend_customer_notification()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn resend_customer_notification(
         &self,
@@ -7940,10 +7940,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_input_requirements()
+let input_requirements = client.get_input_requirements()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_input_requirements(&self) -> builder::GetInputRequirements<'_> {
         builder::GetInputRequirements::new(self)
@@ -7955,10 +7955,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_pdf_report()
+let download = client.get_pdf_report()
     .session_id(session_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_pdf_report(&self) -> builder::GetPdfReport<'_> {
         builder::GetPdfReport::new(self)
@@ -7970,10 +7970,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_source_files()
+let source_files = client.get_source_files()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_files(&self) -> builder::GetSourceFiles<'_> {
         builder::GetSourceFiles::new(self)
@@ -7986,11 +7986,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `source_file_id`: The source file identifier.
 ```ignore
-let response = client.get_source_file()
+let source_file = client.get_source_file()
     .session_id(session_id)
     .source_file_id(source_file_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_file(&self) -> builder::GetSourceFile<'_> {
         builder::GetSourceFile::new(self)
@@ -8003,11 +8003,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `source_file_id`: The source file identifier.
 ```ignore
-let response = client.get_source_file_content()
+let source_file_content = client.get_source_file_content()
     .session_id(session_id)
     .source_file_id(source_file_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_source_file_content(&self) -> builder::GetSourceFileContent<'_> {
         builder::GetSourceFileContent::new(self)
@@ -8017,9 +8017,9 @@ let response = client.get_source_file_content()
 Sends a `GET` request to `/v1/consumer/packages`
 
 ```ignore
-let response = client.get_consumer_packages()
-    .send()
-    .await;
+let consumer_packages = client.get_consumer_packages()
+    .call()
+    .await?;
 ```*/
     pub fn get_consumer_packages(&self) -> builder::GetConsumerPackages<'_> {
         builder::GetConsumerPackages::new(self)
@@ -8031,10 +8031,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_account_statements()
+let account_statements = client.get_account_statements()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_account_statements(&self) -> builder::GetAccountStatements<'_> {
         builder::GetAccountStatements::new(self)
@@ -8046,10 +8046,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactio
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_account_statement_transactions_excel()
+let download = client.get_account_statement_transactions_excel()
     .session_id(session_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_transactions_excel(
         &self,
@@ -8064,11 +8064,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `account_statement_id`: The account statement identifier.
 ```ignore
-let response = client.get_account_statement_excel()
+let download = client.get_account_statement_excel()
     .session_id(session_id)
     .account_statement_id(account_statement_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_excel(&self) -> builder::GetAccountStatementExcel<'_> {
         builder::GetAccountStatementExcel::new(self)
@@ -8080,10 +8080,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_attachments()
+let attachments = client.get_attachments()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_attachments(&self) -> builder::GetAttachments<'_> {
         builder::GetAttachments::new(self)
@@ -8096,11 +8096,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `attachment_id`: The attachment identifier.
 ```ignore
-let response = client.get_attachment_content()
+let download = client.get_attachment_content()
     .session_id(session_id)
     .attachment_id(attachment_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_attachment_content(&self) -> builder::GetAttachmentContent<'_> {
         builder::GetAttachmentContent::new(self)
@@ -8114,10 +8114,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_categorizations_summary()
+let categorizations_summary = client.get_categorizations_summary()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_categorizations_summary(&self) -> builder::GetCategorizationsSummary<'_> {
         builder::GetCategorizationsSummary::new(self)
@@ -8131,10 +8131,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_categorizations()
+let categorizations = client.get_categorizations()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_categorizations(&self) -> builder::GetCategorizations<'_> {
         builder::GetCategorizations::new(self)
@@ -8146,10 +8146,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_court_and_insolvencies()
+let court_and_insolvencies = client.get_court_and_insolvencies()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_court_and_insolvencies(&self) -> builder::GetCourtAndInsolvencies<'_> {
         builder::GetCourtAndInsolvencies::new(self)
@@ -8161,10 +8161,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_identity_verifications()
+let identity_verifications = client.get_identity_verifications()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_identity_verifications(&self) -> builder::GetIdentityVerifications<'_> {
         builder::GetIdentityVerifications::new(self)
@@ -8177,11 +8177,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `verification_id`: The identity verification identifier.
 ```ignore
-let response = client.get_identity_verification_images()
+let identity_verification_images = client.get_identity_verification_images()
     .session_id(session_id)
     .verification_id(verification_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_identity_verification_images(
         &self,
@@ -8197,12 +8197,12 @@ Arguments:
 - `verification_id`: The identity verification identifier.
 - `image_id`: The image identifier.
 ```ignore
-let response = client.get_identity_verification_image_content()
+let download = client.get_identity_verification_image_content()
     .session_id(session_id)
     .verification_id(verification_id)
     .image_id(image_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_identity_verification_image_content(
         &self,
@@ -8216,10 +8216,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_immovables()
+let immovables = client.get_immovables()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_immovables(&self) -> builder::GetImmovables<'_> {
         builder::GetImmovables::new(self)
@@ -8231,10 +8231,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_legal_entities()
+let legal_entities = client.get_legal_entities()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_legal_entities(&self) -> builder::GetLegalEntities<'_> {
         builder::GetLegalEntities::new(self)
@@ -8246,10 +8246,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_metrics()
+let metrics = client.get_metrics()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_metrics(&self) -> builder::GetMetrics<'_> {
         builder::GetMetrics::new(self)
@@ -8261,10 +8261,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_negative_tradelines()
+let negative_tradelines = client.get_negative_tradelines()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_negative_tradelines(&self) -> builder::GetNegativeTradelines<'_> {
         builder::GetNegativeTradelines::new(self)
@@ -8276,10 +8276,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_person_details()
+let person_details = client.get_person_details()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_person_details(&self) -> builder::GetPersonDetails<'_> {
         builder::GetPersonDetails::new(self)
@@ -8291,10 +8291,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_positive_tradelines()
+let positive_tradelines = client.get_positive_tradelines()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_positive_tradelines(&self) -> builder::GetPositiveTradelines<'_> {
         builder::GetPositiveTradelines::new(self)
@@ -8306,10 +8306,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_registry_incomes()
+let registry_incomes = client.get_registry_incomes()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_registry_incomes(&self) -> builder::GetRegistryIncomes<'_> {
         builder::GetRegistryIncomes::new(self)
@@ -8321,10 +8321,10 @@ Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
 Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 ```ignore
-let response = client.get_scores()
+let scores = client.get_scores()
     .session_id(session_id)
-    .send()
-    .await;
+    .call()
+    .await?;
 ```*/
     pub fn get_scores(&self) -> builder::GetScores<'_> {
         builder::GetScores::new(self)
@@ -8337,11 +8337,11 @@ Arguments:
 - `session_id`: The Session identifier returned when the Session was created.
 - `account_statement_id`: The account statement identifier.
 ```ignore
-let response = client.get_account_statement_tsv()
+let download = client.get_account_statement_tsv()
     .session_id(session_id)
     .account_statement_id(account_statement_id)
-    .send()
-    .await;
+    .download()
+    .await?;
 ```*/
     pub fn get_account_statement_tsv(&self) -> builder::GetAccountStatementTsv<'_> {
         builder::GetAccountStatementTsv::new(self)
@@ -8520,6 +8520,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -8656,6 +8658,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SessionsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::create_session`]
 
@@ -8699,6 +8711,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8775,6 +8789,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_session`]
 
@@ -8803,6 +8825,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -8877,6 +8901,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::update_session`]
 
@@ -8933,6 +8965,8 @@ pub mod builder {
             self
         }
         ///Sends a `PATCH` request to `/v1/sessions/{sessionId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -9013,6 +9047,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::extend_customer_input_deadline`]
 
@@ -9041,6 +9083,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-input-deadline`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
@@ -9116,6 +9160,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::resend_customer_notification`]
 
@@ -9144,6 +9196,8 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-notification`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<::serde_json::Value>, Error<types::ProblemDetails>> {
@@ -9219,6 +9273,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<::serde_json::Value>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_input_requirements`]
 
@@ -9247,6 +9311,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9324,6 +9390,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::InputRequirementsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_pdf_report`]
 
@@ -9352,6 +9428,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -9418,6 +9496,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_files`]
 
@@ -9446,6 +9532,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9523,6 +9611,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<::std::vec::Vec<types::SourceFile>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_file`]
 
@@ -9565,6 +9663,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::SourceFile>, Error<types::ProblemDetails>> {
@@ -9642,6 +9742,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SourceFile>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_source_file_content`]
 
@@ -9684,6 +9794,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9764,6 +9876,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::SourceFileContent>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_consumer_packages`]
 
@@ -9777,6 +9899,8 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/v1/consumer/packages`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9850,6 +9974,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ConsumerPackagesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statements`]
 
@@ -9878,6 +10012,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -9955,6 +10091,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::AccountStatementsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_transactions_excel`]
 
@@ -9983,6 +10129,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactions/excel`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -10050,6 +10198,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_excel`]
 
@@ -10094,6 +10250,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -10164,6 +10322,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_attachments`]
 
@@ -10192,6 +10358,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10269,6 +10437,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::AttachmentsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_attachment_content`]
 
@@ -10311,6 +10489,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -10380,6 +10560,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_categorizations_summary`]
 
@@ -10408,6 +10596,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10485,6 +10675,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CategorizationsSummaryResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_categorizations`]
 
@@ -10513,6 +10713,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10590,6 +10792,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CategorizationsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_court_and_insolvencies`]
 
@@ -10618,6 +10830,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10695,6 +10909,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::CourtAndInsolvenciesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verifications`]
 
@@ -10723,6 +10947,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10800,6 +11026,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::IdentityVerificationsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verification_images`]
 
@@ -10842,6 +11078,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -10922,6 +11160,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::IdentityVerificationImagesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_identity_verification_image_content`]
 
@@ -10978,6 +11226,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -11049,6 +11299,14 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_immovables`]
 
@@ -11077,6 +11335,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11154,6 +11414,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ImmovablesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_legal_entities`]
 
@@ -11182,6 +11452,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11259,6 +11531,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::LegalEntitiesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_metrics`]
 
@@ -11287,6 +11569,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11364,6 +11648,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::MetricsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_negative_tradelines`]
 
@@ -11392,6 +11686,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11469,6 +11765,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::NegativeTradelinesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_person_details`]
 
@@ -11497,6 +11803,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11574,6 +11882,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::PersonDetailsResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_positive_tradelines`]
 
@@ -11602,6 +11920,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11679,6 +11999,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::PositiveTradelinesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_registry_incomes`]
 
@@ -11707,6 +12037,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<
@@ -11784,6 +12116,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::RegistryIncomesResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_scores`]
 
@@ -11812,6 +12154,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ScoresResponse>, Error<types::ProblemDetails>> {
@@ -11886,6 +12230,16 @@ pub mod builder {
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<types::ScoresResponse>,
+        > + Send {
+            <Self as crate::operation::Operation>::call(self)
+        }
     }
     /**Builder for [`Client::get_account_statement_tsv`]
 
@@ -11930,6 +12284,8 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`
+        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        #[doc(hidden)]
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
@@ -11999,6 +12355,14 @@ pub mod builder {
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+        /// names the operation, whatever went wrong (see
+        /// [`Operation::call`](crate::operation::Operation::call)).
+        pub fn call(
+            self,
+        ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
+            <Self as crate::operation::Operation>::call(self)
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Every generated operation as a value: its metadata and a typed `send`.
+//! Every generated operation as a value: its metadata and a typed `call`.
 //!
 //! `generated.rs` implements [`Operation`] for each operation's builder, so code that is generic
 //! over operations (the runtime's retry policy, the CLI, tests) knows the operation's id, method,
@@ -45,6 +45,9 @@ pub struct OperationMeta {
 }
 
 /// A ready-to-send operation: the builder returned by a generated `Client` method.
+///
+/// Every builder also has an inherent `call()` (generated), so concrete code needs no import of
+/// this trait; generic code over operations uses [`Operation::call`].
 pub trait Operation: Sized {
     /// The success body: a generated type, `ByteStream` or `()`.
     type Output;
@@ -52,39 +55,18 @@ pub trait Operation: Sized {
     type ErrorBody;
     /// The operation's metadata.
     const META: &'static OperationMeta;
-    /// Sends the request (the generated builder's own `send`).
-    fn send(
-        self,
-    ) -> impl Future<Output = Result<ResponseValue<Self::Output>, ProgenitorError<Self::ErrorBody>>> + Send;
 
-    /// For a JSON body that failed to decode: the path (`sessions[2].createdAtUtc`) where it
-    /// failed. Generated for JSON operations; `None` otherwise.
-    fn locate_decode_error(body: &[u8]) -> Option<String> {
-        let _ = body;
-        None
-    }
-}
-
-/// Decodes `body` as `T` again, tracking the path, to say where it failed.
-pub fn locate_decode_error<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<String> {
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Ok(_) => None,
-        Err(error) => Some(error.path().to_string()),
-    }
-}
-
-/// `call()`: send an operation and get its output or an [`Error`](crate::Error) that names the
-/// operation, whatever went wrong. Implemented for every generated builder.
-pub trait OperationExt: Operation {
-    /// Sends the request and returns the decoded success body.
+    /// Sends the request and returns the decoded success body, or an [`Error`](crate::Error)
+    /// that names the operation, whatever went wrong.
     ///
     /// ```no_run
-    /// # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
-    /// use creditdata_client::operation::OperationExt;
-    /// let session = client.get_session().session_id(id).call().await?;
-    /// println!("{}", session.customer_progress_status);
-    /// # Ok(()) }
+    /// use creditdata_client::prelude::*;
+    ///
+    /// async fn show(client: &Client, id: uuid::Uuid) -> Result<()> {
+    ///     let session = client.get_session().session_id(id).call().await?;
+    ///     println!("{}", session.customer_progress_status);
+    ///     Ok(())
+    /// }
     /// ```
     fn call(self) -> impl Future<Output = crate::Result<Self::Output>> + Send
     where
@@ -106,6 +88,27 @@ pub trait OperationExt: Operation {
             }
         }
     }
+
+    /// Sends the request (the generated builder's own `send`): progenitor's `ResponseValue`
+    /// (status and headers of a success) and progenitor's error, which carries the client's
+    /// [`Error`](crate::Error) without the operation's name. Prefer [`Operation::call`].
+    fn send(
+        self,
+    ) -> impl Future<Output = Result<ResponseValue<Self::Output>, ProgenitorError<Self::ErrorBody>>> + Send;
+
+    /// For a JSON body that failed to decode: the path (`sessions[2].createdAtUtc`) where it
+    /// failed. Generated for JSON operations; `None` otherwise.
+    fn locate_decode_error(body: &[u8]) -> Option<String> {
+        let _ = body;
+        None
+    }
 }
 
-impl<T: Operation> OperationExt for T {}
+/// Decodes `body` as `T` again, tracking the path, to say where it failed.
+pub fn locate_decode_error<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<String> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(_) => None,
+        Err(error) => Some(error.path().to_string()),
+    }
+}

@@ -1,22 +1,21 @@
 //! The session search (`GET /v1/sessions`) as a stream of sessions, paged with `Skip`/`Take`.
 //!
 //! ```no_run
-//! # async fn f(client: &creditdata_client::Client) -> creditdata_client::Result<()> {
-//! use creditdata_client::paging::SessionFilter;
+//! use creditdata_client::prelude::*;
 //! use creditdata_client::types::CustomerProgressStatusInput;
-//! use futures::TryStreamExt;
 //!
-//! let filter = SessionFilter::new()
-//!     .country_code("EST")
-//!     .status(CustomerProgressStatusInput::WaitingForCustomer)
-//!     .created_from(chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap());
-//! let mut sessions = std::pin::pin!(client.sessions(filter.clone()));
-//! while let Some(session) = sessions.try_next().await? {
-//!     println!("{} {}", session.id, session.customer_progress_status);
+//! async fn waiting_in_estonia(client: &Client) -> Result<Vec<types::Session>> {
+//!     let filter = SessionFilter::new()
+//!         .country_code("EST")
+//!         .status(CustomerProgressStatusInput::WaitingForCustomer)
+//!         .created_from(chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap());
+//!     let mut sessions = client.sessions(filter.clone());
+//!     while let Some(session) = sessions.try_next().await? {
+//!         println!("{} {}", session.id, session.customer_progress_status);
+//!     }
+//!     // Or all at once:
+//!     client.all_sessions(filter).await
 //! }
-//! // Or all at once:
-//! let all = client.all_sessions(filter).await?;
-//! # Ok(()) }
 //! ```
 //!
 //! # How paging works
@@ -53,10 +52,10 @@
 use std::collections::HashSet;
 
 use chrono::NaiveDate;
-use futures::{Stream, TryStreamExt, stream};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt, stream};
 use uuid::Uuid;
 
-use crate::operation::OperationExt;
 use crate::types::{CustomerProgressStatusInput, Session};
 use crate::{Client, Error, Result};
 
@@ -364,23 +363,21 @@ async fn next_page(mut cursor: Cursor) -> Result<Option<(SessionPage, Cursor)>> 
 /// Paged session search (see the [module documentation](self)).
 impl Client {
     /// Every session matching `filter`, as a stream, fetching one page per `page_size`
-    /// sessions as it is consumed. `Send` and `'static` (it holds a clone of the client).
-    pub fn sessions(
-        &self,
-        filter: SessionFilter,
-    ) -> impl Stream<Item = Result<Session>> + Send + 'static {
+    /// sessions as it is consumed. Boxed, so it is `Unpin` (`try_next()` needs no pinning),
+    /// `Send` and `'static` (it holds a clone of the client): it can be stored in a struct or
+    /// moved into a task.
+    pub fn sessions(&self, filter: SessionFilter) -> BoxStream<'static, Result<Session>> {
         self.session_pages(filter)
             .map_ok(|page| stream::iter(page.sessions.into_iter().map(Ok)))
             .try_flatten()
+            .boxed()
     }
 
     /// The same search page by page, with the `Skip` and `totalCount` of each page (e.g. for a
     /// progress display). Never yields an empty page, nor a session already yielded (a page's
     /// `sessions` may then be fewer than it held).
-    pub fn session_pages(
-        &self,
-        filter: SessionFilter,
-    ) -> impl Stream<Item = Result<SessionPage>> + Send + 'static {
+    /// Boxed like [`Client::sessions`].
+    pub fn session_pages(&self, filter: SessionFilter) -> BoxStream<'static, Result<SessionPage>> {
         let cursor = Cursor {
             client: self.clone(),
             next_skip: Some(filter.start),
@@ -390,6 +387,7 @@ impl Client {
         };
         stream::try_unfold(cursor, next_page)
             .try_filter(|page| futures::future::ready(!page.sessions.is_empty()))
+            .boxed()
     }
 
     /// Every session matching `filter`, collected into one `Vec` (all pages are requested

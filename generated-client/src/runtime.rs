@@ -24,7 +24,7 @@
 //!
 //! JSON success bodies are read with a size limit
 //! ([`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body), default
-//! [`DEFAULT_MAX_RESPONSE_BODY`](crate::config::DEFAULT_MAX_RESPONSE_BODY)): a body that declares
+//! [`DEFAULT_MAX_RESPONSE_BODY`]): a body that declares
 //! a larger `Content-Length` is refused unread, one without a length is cut off at the limit,
 //! both with [`Error::ResponseTooLarge`]. Error bodies keep at most
 //! [`MAX_ERROR_BODY`] bytes.
@@ -57,26 +57,20 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
-
 use bytes::{Bytes, BytesMut};
-use futures::Stream;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
-use reqwest::ResponseBuilderExt;
-use reqwest::header::{AUTHORIZATION, LOCATION};
+use reqwest::header::AUTHORIZATION;
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
-use crate::error::{
-    ApiError, BodyLimitExceeded, CarriedError, Error, MAX_ERROR_BODY, body_limit_exceeded,
-    redact_url,
-};
+use crate::body_limits::{DEFAULT_MAX_RESPONSE_BODY, limit_body};
+use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
 use crate::retry::{self, RetryPolicy, Retryable};
+use crate::urls::{redact_url, same_origin, shown_location};
 
 /// The `Client`'s inner state (progenitor's "inner type"): credentials, retry policy and
 /// per-request timeout. Cheap to clone; its `Debug` never shows a secret. Built by
@@ -152,7 +146,7 @@ impl Default for ClientState {
             None,
             RetryPolicy::default(),
             None,
-            crate::config::DEFAULT_MAX_RESPONSE_BODY,
+            DEFAULT_MAX_RESPONSE_BODY,
             None,
         )
     }
@@ -312,7 +306,10 @@ impl Client {
                             } else {
                                 Retryable::No
                             };
-                            tracing::debug!(error = %source, "no access token");
+                            tracing::debug!(
+                                error = &source as &dyn std::error::Error,
+                                "no access token"
+                            );
                             let error = Error::Auth {
                                 operation: Some(operation),
                                 source,
@@ -395,7 +392,7 @@ fn wait_before_retry(
     };
     tracing::debug!(
         attempt = counted,
-        error = %error,
+        error = &error as &dyn std::error::Error,
         delay_ms = delay.as_millis() as u64,
         retry_after = not_before.is_some(),
         "retrying"
@@ -509,135 +506,6 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.follow()
         }
     })
-}
-
-/// Same scheme, host and port (explicit or the scheme's default).
-pub(crate) fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
-}
-
-/// Where a redirect response points, as errors may show it: resolved against the response's
-/// URL, without user-info, query or fragment (see [`redact_url`]).
-pub(crate) fn shown_location(response: &reqwest::Response) -> String {
-    let Some(location) = response.headers().get(LOCATION) else {
-        return "(no Location header)".to_string();
-    };
-    let text = String::from_utf8_lossy(location.as_bytes());
-    match response.url().join(&text) {
-        Ok(mut url) => {
-            url.set_query(None);
-            redact_url(&url).to_string()
-        }
-        Err(_) => "(an unreadable Location header)".to_string(),
-    }
-}
-
-/// `response` with its body limited to `limit` bytes: refused at once when it declares a longer
-/// `Content-Length`; read through [`CappedBody`] when it declares none (a declared length is
-/// enforced by the HTTP stack: no more than that is ever read as this body).
-pub(crate) fn limit_body(
-    response: reqwest::Response,
-    limit: u64,
-) -> Result<reqwest::Response, BodyLimitExceeded> {
-    match response.content_length() {
-        Some(length) if length > limit => Err(BodyLimitExceeded { limit }),
-        Some(_) => Ok(response),
-        None => Ok(capped(response, limit)),
-    }
-}
-
-fn capped(response: reqwest::Response, limit: u64) -> reqwest::Response {
-    let url = response.url().clone();
-    let status = response.status();
-    let version = response.version();
-    let headers = response.headers().clone();
-    let body = CappedBody {
-        inner: Box::pin(response.bytes_stream()),
-        remaining: limit,
-        limit,
-        done: false,
-    };
-    let mut rebuilt = http::Response::builder()
-        .status(status)
-        .version(version)
-        .url(url)
-        .body(reqwest::Body::wrap_stream(body))
-        .unwrap_or_else(|error| {
-            // Every part came from a valid response, so the builder has nothing to refuse; if
-            // it ever did, the body stays capped and only the URL is lost.
-            tracing::debug!(%error, "rebuilding a capped response");
-            http::Response::new(reqwest::Body::from(Bytes::new()))
-        });
-    *rebuilt.headers_mut() = headers;
-    reqwest::Response::from(rebuilt)
-}
-
-/// A body stream that fails with [`BodyLimitExceeded`] instead of yielding more than `limit`
-/// bytes, and ends there.
-struct CappedBody {
-    inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
-    remaining: u64,
-    limit: u64,
-    done: bool,
-}
-
-impl Stream for CappedBody {
-    type Item = Result<Bytes, Box<dyn std::error::Error + Send + Sync>>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
-        if this.done {
-            return Poll::Ready(None);
-        }
-        match ready!(this.inner.as_mut().poll_next(cx)) {
-            Some(Ok(chunk)) => match this.remaining.checked_sub(chunk.len() as u64) {
-                Some(remaining) => {
-                    this.remaining = remaining;
-                    Poll::Ready(Some(Ok(chunk)))
-                }
-                None => {
-                    this.done = true;
-                    let limit = this.limit;
-                    Poll::Ready(Some(Err(Box::new(BodyLimitExceeded { limit }))))
-                }
-            },
-            Some(Err(error)) => {
-                this.done = true;
-                Poll::Ready(Some(Err(Box::new(error))))
-            }
-            None => {
-                this.done = true;
-                Poll::Ready(None)
-            }
-        }
-    }
-}
-
-/// Why a body could not be read whole.
-#[derive(Debug)]
-pub(crate) enum LimitedReadError {
-    /// It is longer than the limit (in bytes).
-    TooLarge(u64),
-    /// The connection failed or timed out.
-    Transport(reqwest::Error),
-}
-
-/// Reads the whole body of `response`, at most `limit` bytes of it.
-pub(crate) async fn read_limited(
-    response: reqwest::Response,
-    limit: u64,
-) -> Result<Bytes, LimitedReadError> {
-    let response = limit_body(response, limit)
-        .map_err(|exceeded| LimitedReadError::TooLarge(exceeded.limit))?;
-    response
-        .bytes()
-        .await
-        .map_err(|error| match body_limit_exceeded(&error) {
-            Some(limit) => LimitedReadError::TooLarge(limit),
-            None => LimitedReadError::Transport(error),
-        })
 }
 
 /// Characters a path segment carries as they are: RFC 3986's unreserved ones. Everything else

@@ -22,7 +22,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use uuid::Uuid;
 
 use crate::error::DecodeError;
-use crate::operation::{Operation, OperationExt};
+use crate::operation::Operation;
 use crate::types::SourceFileContent;
 use crate::{Client, Error, Result};
 
@@ -167,9 +167,9 @@ fn decode_base64(encoded: &str) -> std::result::Result<Vec<u8>, String> {
             printable(byte),
             original_offset(offset)
         ),
-        base64::DecodeError::InvalidLastSymbol(offset, byte) => format!(
+        base64::DecodeError::InvalidLastSymbol { offset, symbol, .. } => format!(
             "invalid last character {} at offset {} (the encoding has leftover bits)",
-            printable(byte),
+            printable(symbol),
             original_offset(offset)
         ),
         base64::DecodeError::InvalidLength(length) => format!(

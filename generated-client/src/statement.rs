@@ -7,13 +7,15 @@
 //! ([`StatementRow::parse`], [`StatementRow::date`]).
 //!
 //! ```no_run
-//! # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
-//! use futures::TryStreamExt;
-//! let mut rows = std::pin::pin!(client.account_statement_rows(id, "statement-1"));
-//! while let Some(row) = rows.try_next().await? {
-//!     println!("line {}: {:?}", row.line(), row.get("Amount"));
+//! use creditdata_client::prelude::*;
+//!
+//! async fn amounts(client: &Client, session_id: uuid::Uuid) -> Result<()> {
+//!     let mut rows = client.account_statement_rows(session_id, "statement-1");
+//!     while let Some(row) = rows.try_next().await? {
+//!         println!("line {}: {:?}", row.line(), row.get("Amount"));
+//!     }
+//!     Ok(())
 //! }
-//! # Ok(()) }
 //! ```
 //!
 //! # Format and limits
@@ -44,6 +46,7 @@ use std::sync::Arc;
 use bytes::{Buf, Bytes};
 use chrono::NaiveDate;
 use csv_core::ReadRecordResult;
+use futures::stream::BoxStream;
 use futures::{Stream, StreamExt, TryStreamExt, stream};
 use uuid::Uuid;
 
@@ -482,12 +485,13 @@ impl Client {
     }
 
     /// The rows of one account statement, parsed as they arrive. The request is sent when the
-    /// stream is first polled. `Send` and `'static` (it holds a clone of the client).
+    /// stream is first polled. Boxed, so it is `Unpin`, `Send` and `'static` (it holds a clone
+    /// of the client), like [`Client::sessions`].
     pub fn account_statement_rows(
         &self,
         session_id: Uuid,
         account_statement_id: &str,
-    ) -> impl Stream<Item = Result<StatementRow>> + Send + 'static {
+    ) -> BoxStream<'static, Result<StatementRow>> {
         let client = self.clone();
         let account_statement_id = account_statement_id.to_string();
         stream::once(async move {
@@ -498,6 +502,7 @@ impl Client {
         .map_ok(|download| parse_statement(download.bytes_stream()))
         .try_flatten()
         .map_err(|error| error.with_operation(operation_id()))
+        .boxed()
     }
 }
 

@@ -31,7 +31,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::operation::OperationExt;
 use crate::types::{CustomerProgressStatus, Session};
 use crate::{Client, Error, Result};
 
@@ -99,28 +98,28 @@ impl Client {
             .clamp(Duration::from_millis(1), max_interval);
         loop {
             // This poll's outcome; the failures that end the wait at once return here.
-            let outcome: Result<Session> = match self
-                .get_session()
-                .session_id(session_id)
-                .call()
-                .await
-            {
-                Ok(session)
-                    if session.customer_progress_status
-                        != CustomerProgressStatus::WaitingForCustomer =>
-                {
-                    return Ok(session);
-                }
-                Ok(session) => {
-                    tracing::debug!(%session_id, "session still waiting for the customer");
+            let outcome: Result<Session> =
+                match self.get_session().session_id(session_id).call().await {
                     Ok(session)
-                }
-                Err(error) if error.is_transient() => {
-                    tracing::warn!(%session_id, %error, "polling the session failed; polling again");
-                    Err(error)
-                }
-                Err(error) => return Err(error),
-            };
+                        if session.customer_progress_status
+                            != CustomerProgressStatus::WaitingForCustomer =>
+                    {
+                        return Ok(session);
+                    }
+                    Ok(session) => {
+                        tracing::debug!(%session_id, "session still waiting for the customer");
+                        Ok(session)
+                    }
+                    Err(error) if error.is_transient() => {
+                        tracing::warn!(
+                            %session_id,
+                            error = &error as &dyn std::error::Error,
+                            "polling the session failed; polling again"
+                        );
+                        Err(error)
+                    }
+                    Err(error) => return Err(error),
+                };
             let now = Instant::now();
             if deadline.is_some_and(|deadline| now >= deadline) {
                 // When the last poll failed, its error says more than an older session would.

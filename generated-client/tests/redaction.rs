@@ -1,17 +1,19 @@
-//! Secrets (client secret, static token, access tokens) never appear in `Debug`, `Display` or
-//! `tracing` output, while the per-call span carries operation, attempt, status and duration.
+//! Secrets (client secret, static token, access tokens) never appear in `Debug` output, error
+//! messages with their causes or `tracing` output, while the per-call span carries operation,
+//! attempt, status and duration.
 //!
-//! One test in its own binary: it installs the process-wide subscriber (with the `log` bridge,
-//! so `reqwest`'s own records are captured too) at `TRACE`.
+//! One test in its own binary, apart from `tests/it`: it installs the process-wide subscriber
+//! (with the `log` bridge, so `reqwest`'s own records are captured too) at `TRACE`, which would
+//! capture, and be disturbed by, every other test running in the same process.
 
-mod client_support;
+#[path = "it/support.rs"]
+mod support;
 
 use std::time::Duration;
 
-use client_support::*;
 use creditdata_client::Client;
 use creditdata_client::auth::{Credentials, TokenEndpoint};
-use creditdata_client::operation::OperationExt;
+use support::*;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -82,7 +84,7 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .call()
         .await
         .unwrap_err();
-    shown.push(format!("{refused:?} {refused}"));
+    shown.push(format!("{refused:?} {}", rendered(&refused)));
 
     // A refused client secret.
     let bad = builder(&server)
@@ -95,7 +97,7 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .call()
         .await
         .unwrap_err();
-    shown.push(format!("{bad:?} {auth_error:?} {auth_error}"));
+    shown.push(format!("{bad:?} {auth_error:?} {}", rendered(&auth_error)));
 
     // A static token the service refuses, and one on a server that is gone.
     let static_client = builder(&server).bearer_token(STATIC_TOKEN).build().unwrap();
@@ -105,7 +107,10 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .call()
         .await
         .unwrap_err();
-    shown.push(format!("{static_client:?} {static_error:?} {static_error}"));
+    shown.push(format!(
+        "{static_client:?} {static_error:?} {}",
+        rendered(&static_error)
+    ));
     let gone = Client::builder()
         .base_url("http://127.0.0.1:9")
         .bearer_token(STATIC_TOKEN)
@@ -119,7 +124,10 @@ async fn secrets_never_appear_in_debug_display_or_tracing_output() {
         .call()
         .await
         .unwrap_err();
-    shown.push(format!("{transport_error:?} {transport_error}"));
+    shown.push(format!(
+        "{transport_error:?} {}",
+        rendered(&transport_error)
+    ));
 
     let logged = captured.text();
     // Not vacuous: the calls were traced, with the span's fields.

@@ -102,10 +102,9 @@ async fn a_whole_session_life_through_the_generated_client() {
                 query("NOR", &[DataPackageInput::Score]),
             ],
         })
-        .send()
+        .call()
         .await
-        .expect("create")
-        .into_inner();
+        .expect("create");
     assert_eq!(
         created.customer_progress_status,
         CustomerProgressStatus::WaitingForCustomer
@@ -128,10 +127,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let scores = client
         .get_scores()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("scores")
-        .into_inner();
+        .expect("scores");
     let scores_sources = statuses(&scores.sources);
     assert!(scores_sources.contains(&(
         "FIN".into(),
@@ -147,10 +145,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let statements = client
         .get_account_statements()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("statements")
-        .into_inner();
+        .expect("statements");
     assert!(statuses(&statements.sources).contains(&(
         "SWE".into(),
         "SWE_ORESUND_OPENBANKING".into(),
@@ -159,20 +156,18 @@ async fn a_whole_session_life_through_the_generated_client() {
     let requirements = client
         .get_input_requirements()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("requirements")
-        .into_inner();
+        .expect("requirements");
     assert!(!requirements.input_requirements.expect("list").is_empty());
 
     // Resend works while the customer can act; the extension moves the deadline from now.
     let resent = client
         .resend_customer_notification()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("resend")
-        .into_inner();
+        .expect("resend");
     assert_eq!(resent["notificationsSent"], 2);
     let extended = client
         .extend_customer_input_deadline()
@@ -192,10 +187,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let session = client
         .get_session()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("session")
-        .into_inner();
+        .expect("session");
     assert_eq!(
         session.customer_progress_status,
         CustomerProgressStatus::CompletedByCustomer
@@ -208,10 +202,9 @@ async fn a_whole_session_life_through_the_generated_client() {
         client
             .get_input_requirements()
             .session_id(id)
-            .send()
+            .call()
             .await
             .expect("req")
-            .into_inner()
             .input_requirements
             .expect("list")
             .is_empty()
@@ -221,10 +214,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let person = client
         .get_person_details()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("person")
-        .into_inner();
+        .expect("person");
     let given = person.given_names.expect("given")[0]
         .value
         .clone()
@@ -253,10 +245,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let negative = client
         .get_negative_tradelines()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("neg")
-        .into_inner();
+        .expect("neg");
     assert!(statuses(&negative.sources).contains(&(
         "SWE".into(),
         "SWE_NORRSKEN_UC".into(),
@@ -265,31 +256,27 @@ async fn a_whole_session_life_through_the_generated_client() {
     let positive = client
         .get_positive_tradelines()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("pos")
-        .into_inner();
+        .expect("pos");
     let court = client
         .get_court_and_insolvencies()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("court")
-        .into_inner();
+        .expect("court");
     let legal = client
         .get_legal_entities()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("legal")
-        .into_inner();
+        .expect("legal");
     let incomes = client
         .get_registry_incomes()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("incomes")
-        .into_inner();
+        .expect("incomes");
     assert_eq!(
         incomes.incomes.expect("incomes").len(),
         3,
@@ -298,25 +285,22 @@ async fn a_whole_session_life_through_the_generated_client() {
     let immovables = client
         .get_immovables()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("immovables")
-        .into_inner();
+        .expect("immovables");
     let metrics = client
         .get_metrics()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("metrics")
-        .into_inner();
+        .expect("metrics");
     assert!(!metrics.metrics.expect("metrics").is_empty());
     let scores = client
         .get_scores()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("scores")
-        .into_inner();
+        .expect("scores");
     assert!(
         scores.scores.expect("scores").len() >= 4,
         "FIN and SWE bureaus score"
@@ -334,29 +318,26 @@ async fn a_whole_session_life_through_the_generated_client() {
     let files = client
         .get_source_files()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("files")
-        .into_inner();
+        .expect("files");
     assert!(files.len() >= 3);
     for file in &files {
         let one = client
             .get_source_file()
             .session_id(id)
             .source_file_id(file.id)
-            .send()
+            .call()
             .await
-            .expect("file")
-            .into_inner();
+            .expect("file");
         assert_eq!(&one, file);
         let content = client
             .get_source_file_content()
             .session_id(id)
             .source_file_id(file.id)
-            .send()
+            .call()
             .await
-            .expect("content")
-            .into_inner();
+            .expect("content");
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(content.content_base64.expect("content"))
             .expect("base64");
@@ -372,10 +353,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let statements = client
         .get_account_statements()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("statements")
-        .into_inner();
+        .expect("statements");
     let statements = statements.account_statements.expect("statements");
     assert!(!statements.is_empty());
     let mut all_transactions = 0;
@@ -461,10 +441,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let summary = client
         .get_categorizations_summary()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("summary")
-        .into_inner();
+        .expect("summary");
     let summary = summary.summary.expect("summary");
     assert!(matches!(
         summary.status,
@@ -475,20 +454,18 @@ async fn a_whole_session_life_through_the_generated_client() {
     let categorizations = client
         .get_categorizations()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("categorizations")
-        .into_inner();
+        .expect("categorizations");
     assert_eq!(categorizations.categorizations.expect("list").len(), 1);
 
     // Identity: verifications, their images (decoding), attachments (sizes match).
     let verifications = client
         .get_identity_verifications()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("verifications")
-        .into_inner();
+        .expect("verifications");
     let verifications = verifications.identity_verifications.expect("list");
     assert_eq!(verifications.len(), 1);
     let verification_id = verifications[0].id.clone().expect("id");
@@ -496,10 +473,9 @@ async fn a_whole_session_life_through_the_generated_client() {
         .get_identity_verification_images()
         .session_id(id)
         .verification_id(verification_id.clone())
-        .send()
+        .call()
         .await
-        .expect("images")
-        .into_inner();
+        .expect("images");
     for image in images.images.expect("images") {
         let image_id = image.id.clone().expect("id");
         let file = download(
@@ -537,10 +513,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let attachments = client
         .get_attachments()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("attachments")
-        .into_inner();
+        .expect("attachments");
     let attachments = attachments.attachments.expect("list");
     assert_eq!(attachments.len(), 3);
     for attachment in &attachments {
@@ -609,14 +584,14 @@ async fn a_whole_session_life_through_the_generated_client() {
     let refused = client
         .extend_customer_input_deadline()
         .session_id(id)
-        .send()
+        .call()
         .await
         .expect_err("refused");
     assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
     let refused = client
         .resend_customer_notification()
         .session_id(id)
-        .send()
+        .call()
         .await
         .expect_err("refused");
     assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
@@ -632,10 +607,9 @@ async fn a_whole_session_life_through_the_generated_client() {
                 query("EST", &[DataPackageInput::Score]),
             ],
         })
-        .send()
+        .call()
         .await
-        .expect("patch")
-        .into_inner();
+        .expect("patch");
     let parameters = patched.query_parameters.expect("parameters");
     let countries: Vec<&str> = parameters
         .iter()
@@ -666,10 +640,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let scores = client
         .get_scores()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("scores")
-        .into_inner();
+        .expect("scores");
     let scores_sources = statuses(&scores.sources);
     assert!(scores_sources.contains(&(
         "FIN".into(),
@@ -695,7 +668,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         .body(UpdateSessionRequest {
             query_parameters: vec![query("LTU", &[DataPackageInput::Score])],
         })
-        .send()
+        .call()
         .await
         .expect_err("refused");
     assert_eq!(refused.status().map(|s| s.as_u16()), Some(400));
@@ -703,17 +676,16 @@ async fn a_whole_session_life_through_the_generated_client() {
         client
             .resend_customer_notification()
             .session_id(id)
-            .send()
+            .call()
             .await
             .is_err()
     );
     let revived = client
         .extend_customer_input_deadline()
         .session_id(id)
-        .send()
+        .call()
         .await
-        .expect("extend")
-        .into_inner();
+        .expect("extend");
     assert_eq!(
         revived.customer_progress_status,
         CustomerProgressStatus::WaitingForCustomer
@@ -723,10 +695,9 @@ async fn a_whole_session_life_through_the_generated_client() {
     let found = client
         .get_sessions()
         .subject_email("jane.doe")
-        .send()
+        .call()
         .await
-        .expect("list")
-        .into_inner();
+        .expect("list");
     assert_eq!(found.paging.expect("paging").total_count, 1);
     harness.mock.shutdown().await;
 }
@@ -747,7 +718,7 @@ async fn unknown_sessions_are_404_through_the_client() {
         .client()
         .get_session()
         .session_id(uuid::Uuid::new_v4())
-        .send()
+        .call()
         .await
         .expect_err("404");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(404));

@@ -6,11 +6,12 @@ use std::time::Instant;
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
-use crate::{conformance, quickstart};
+use crate::{conformance, consumer_app, quickstart};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
-    /// Skip these steps (repeatable): fmt, clippy, drift, test, conformance, quickstart.
+    /// Skip these steps (repeatable): fmt, clippy, drift, test, conformance, quickstart,
+    /// consumer-app.
     #[arg(long, value_name = "STEP")]
     skip: Vec<String>,
 }
@@ -72,6 +73,10 @@ fn steps() -> Vec<Step> {
         Step {
             name: "quickstart",
             run: Box::new(|| quickstart::run().map_err(|e| format!("error: {e:#}"))),
+        },
+        Step {
+            name: "consumer-app",
+            run: Box::new(|| consumer_app::run().map_err(|e| format!("error: {e:#}"))),
         },
     ]
 }

@@ -13,6 +13,7 @@ use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 mod ci;
 mod conformance;
+mod consumer_app;
 mod drift;
 mod fetch;
 mod mock;

@@ -1,21 +1,23 @@
 //! Every operation of the generated client, called against a loopback recorder.
 //!
 //! Each call goes through the public client (`Client::builder()`, the generated builders,
-//! `OperationExt::call()` for JSON and `send()` for downloads) to a `wiremock` server on
+//! `call()` for JSON and `download()` for byte streams) to a `wiremock` server on
 //! 127.0.0.1 that answers every request with one canned response and records what it received.
 //! The test then checks what the service would have seen (method, exact path, query, headers,
 //! body) and what the caller got back (the decoded value, or the bytes of a download).
 //!
-//! The responses follow what is known of the production service (service-facts.md): ISO codes,
-//! amounts as numbers, scores as strings, required fields sent as `null`, enum values the API
-//! description does not list, and members the schema does not know.
+//! The responses (`tests/data/*.json`) follow what is known of the production service, written
+//! down in `tests/data/README.md`: ISO codes, amounts as numbers, scores as strings, required
+//! fields sent as `null`, enum values the API description does not list, and members the schema
+//! does not know.
 //!
 //! Every assertion message starts with the operationId, so a failure names the operation.
 
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use creditdata_client::operation::{Operation, OperationExt};
+use creditdata_client::download::DownloadExt;
+use creditdata_client::operation::Operation;
 use creditdata_client::types::{
     self, AttachmentType, CategorizationSummaryStatus, ContractType, CreditorSector,
     CustomerProgressStatus, CustomerProgressStatusInput, DataPackage, DataPackageInput,
@@ -291,7 +293,7 @@ async fn download<O>(
     operation: O,
 ) -> Vec<u8>
 where
-    O: Operation<Output = ByteStream>,
+    O: Operation<Output = ByteStream> + Send,
     O::ErrorBody: serde::Serialize,
 {
     let op = O::META.id;
@@ -306,21 +308,17 @@ where
                 ),
         )
         .await;
-    let response = operation
-        .send()
+    let download = operation
+        .download()
         .await
-        .map_err(creditdata_client::Error::from)
         .unwrap_or_else(|e| panic!("{op}: the call failed: {e}"));
-    assert_eq!(response.status().as_u16(), 200, "{op}: status");
     assert_eq!(
-        response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok()),
+        download.content_type(),
         Some(content_type),
         "{op}: Content-Type seen by the caller"
     );
-    let mut stream = response.into_inner().into_inner();
+    assert_eq!(download.operation(), Some(op), "{op}: operation");
+    let mut stream = download.bytes_stream();
     let mut received = Vec::new();
     while let Some(chunk) = stream.next().await {
         received.extend_from_slice(
@@ -357,28 +355,22 @@ fn source(source_id: Option<&str>, status: SourceStatus, country: &str) -> types
 // Realistic bodies
 // ---------------------------------------------------------------------------------------------
 
+/// A canned response body from `tests/data/NAME.json` (what those bodies are modelled on:
+/// `tests/data/README.md`).
+fn fixture(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A Session as `GET /v1/sessions/{id}` answers: the customer has finished, the e-mail is
 /// withheld (`null` in a required field), the deadline can no longer be extended (`null`), the
 /// service already speaks of a package this description does not list, and it sends a member the
 /// (closed) Session schema does not know.
 fn completed_session_json() -> Value {
-    json!({
-        "id": SESSION,
-        "createdAtUtc": "2026-03-02T09:14:27.513Z",
-        "createdByName": "Anna Lindqvist",
-        "organizationalUnitName": "Retail Lending Baltics",
-        "subjectEmail": null,
-        "subjectFullName": "Jonas Petraitis",
-        "customerInputDeadlineUtc": "2026-03-09T09:14:27Z",
-        "customerProgressStatus": "COMPLETED_BY_CUSTOMER",
-        "queryParameters": [
-            { "countryCode": "LTU", "dataPackages": ["CREDIT_HISTORY", "SCORE", "INCOME_VERIFICATION"] },
-            { "countryCode": "LVA", "dataPackages": null }
-        ],
-        "customerInputDeadlineExtendableUntilUtc": null,
-        "dataPackageUpgradableUntilUtc": "2026-04-01T00:00:00Z",
-        "riskTier": "B"
-    })
+    fixture("session_completed")
 }
 
 fn completed_session() -> types::Session {
@@ -413,19 +405,9 @@ fn completed_session() -> types::Session {
 /// A Session just created: waiting for the customer, nothing requested yet visible
 /// (`queryParameters: null`), both deadlines open.
 fn waiting_session_json(id: Uuid) -> Value {
-    json!({
-        "id": id,
-        "createdAtUtc": "2026-03-05T14:02:11Z",
-        "createdByName": "Anna Lindqvist",
-        "organizationalUnitName": null,
-        "subjectEmail": "kadri.tamm@example.ee",
-        "subjectFullName": null,
-        "customerInputDeadlineUtc": "2026-03-12T14:02:11Z",
-        "customerProgressStatus": "WAITING_FOR_CUSTOMER",
-        "queryParameters": null,
-        "customerInputDeadlineExtendableUntilUtc": "2026-03-26T14:02:11Z",
-        "dataPackageUpgradableUntilUtc": null
-    })
+    let mut session = fixture("session_waiting");
+    session["id"] = json!(id);
+    session
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -681,12 +663,11 @@ async fn session_metadata_operations_decode_their_bodies() {
         &recorder,
         Expected::get(session_path("/input-requirements")),
         200,
-        json!({
-            "inputRequirements": [
-                { "sourceId": "LT-CREDITINFO", "countryCode": "LTU", "requirementType": "PERSONAL_IDENTITY_CODE", "mandatory": true }
-            ]
-        }),
-        recorder.client.get_input_requirements().session_id(SESSION_ID),
+        fixture("get_input_requirements"),
+        recorder
+            .client
+            .get_input_requirements()
+            .session_id(SESSION_ID),
     )
     .await;
     let requirement = &requirements
@@ -761,16 +742,16 @@ async fn session_metadata_operations_decode_their_bodies() {
 
     let content = call_json(
         &recorder,
-        Expected::get(format!("/v1/sessions/{SESSION}/source-files/{SOURCE_FILE}/content")),
+        Expected::get(format!(
+            "/v1/sessions/{SESSION}/source-files/{SOURCE_FILE}/content"
+        )),
         200,
-        json!({
-            "sourceId": "LT-CREDITINFO",
-            "type": "XML",
-            "name": "creditinfo-report.xml",
-            "sizeInBytes": 81,
-            "contentBase64": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz48Q3JlZGl0UmVwb3J0IGJ1cmVhdT0iQ3JlZGl0aW5mbyBMaWV0dXZhIi8+"
-        }),
-        recorder.client.get_source_file_content().session_id(SESSION_ID).source_file_id(SOURCE_FILE_ID),
+        fixture("get_source_file_content"),
+        recorder
+            .client
+            .get_source_file_content()
+            .session_id(SESSION_ID)
+            .source_file_id(SOURCE_FILE_ID),
     )
     .await;
     use base64::Engine as _;
@@ -796,12 +777,7 @@ async fn session_metadata_operations_decode_their_bodies() {
         &recorder,
         Expected::get("/v1/consumer/packages"),
         200,
-        json!({
-            "packages": [
-                { "countryCode": "LTU", "dataPackages": ["CREDIT_HISTORY", "SCORE", "IDENTIFICATION"] },
-                { "countryCode": "SWE", "dataPackages": ["BANK_ACCOUNT_CATEGORIZATION", "INCOME_VERIFICATION"], "maxSessionsPerMonth": 500 }
-            ]
-        }),
+        fixture("get_consumer_packages"),
         recorder.client.get_consumer_packages(),
     )
     .await;
@@ -959,29 +935,7 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         &recorder,
         Expected::get(session_path("/negative-tradelines")),
         200,
-        json!({
-            "sources": [
-                { "sourceId": "LT-CREDITINFO", "status": "SUCCESS", "countryCode": "LTU" },
-                { "sourceId": null, "status": "PACKAGE_UPGRADE_REQUIRED", "countryCode": "LVA" }
-            ],
-            "negativeTradelines": [
-                {
-                    "sourceId": "LT-CREDITINFO",
-                    "amount": { "amount": 1249.99, "currencyCode": "EUR" },
-                    "contractType": "CREDIT_CARD",
-                    "creditor": { "sector": "FINANCE", "name": "Luminor Bank AS" },
-                    "registeredOnDate": "2024-11-05",
-                    "daysPastDue": 187
-                },
-                {
-                    "sourceId": "LT-CREDITINFO",
-                    "amount": { "amount": 86.4, "currencyCode": null },
-                    "contractType": "BUY_NOW_PAY_LATER",
-                    "creditor": { "sector": "E_COMMERCE" }
-                },
-                { "sourceId": null, "amount": null, "contractType": "OTHER", "creditor": null }
-            ]
-        }),
+        fixture("get_negative_tradelines"),
         recorder
             .client
             .get_negative_tradelines()
@@ -1052,17 +1006,7 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         &recorder,
         Expected::get(session_path("/scores")),
         200,
-        json!({
-            "sources": [
-                { "sourceId": "LT-CREDITINFO", "status": "SUCCESS", "countryCode": "LTU" },
-                { "sourceId": "SE-UC", "status": "SUCCESS", "countryCode": "SWE" }
-            ],
-            "scores": [
-                { "type": "RISK_SCORE_V1", "sourceId": "LT-CREDITINFO", "countryCode": "LTU", "originalValue": "B2", "normalizedValue": "0.0412", "unavailableReason": null },
-                { "type": "FICO_SCORE", "sourceId": "SE-UC", "countryCode": "SWE", "originalValue": null, "normalizedValue": null, "unavailableReason": "UNDERAGE" },
-                { "type": "BEHAVIOUR_SCORE_V2", "sourceId": null, "countryCode": null, "originalValue": null, "normalizedValue": null, "unavailableReason": "TEMPORARILY_SUSPENDED", "scoreCardVersion": "2027.1" }
-            ]
-        }),
+        fixture("get_scores"),
         recorder.client.get_scores().session_id(SESSION_ID),
     )
     .await;
@@ -1108,16 +1052,11 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         &recorder,
         Expected::get(session_path("/positive-tradelines")),
         200,
-        json!({
-            "sources": [ { "sourceId": "SE-UC", "status": "SUCCESS", "countryCode": "SWE" } ],
-            "positiveTradelines": [
-                { "sourceId": "SE-UC", "contractType": "MORTGAGE_LOAN", "creditor": "Swedbank AB",
-                  "creditLimit": { "amount": 2450000, "currencyCode": "SEK" },
-                  "balance": { "amount": 1987350.5, "currencyCode": "SEK" }, "openedOnDate": "2019-06-14" }
-            ],
-            "reportedAtUtc": "2026-03-05T10:00:00Z"
-        }),
-        recorder.client.get_positive_tradelines().session_id(SESSION_ID),
+        fixture("get_positive_tradelines"),
+        recorder
+            .client
+            .get_positive_tradelines()
+            .session_id(SESSION_ID),
     )
     .await;
     let item = &positive
@@ -1139,17 +1078,11 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         &recorder,
         Expected::get(session_path("/registry-incomes")),
         200,
-        json!({
-            "sources": [ { "sourceId": "EE-MTA", "status": "ID_TAX_ONLY", "countryCode": "EST" } ],
-            "incomes": [
-                { "sourceId": "EE-MTA", "assessmentYear": 2025,
-                  "netIncome": { "amount": 28412.75, "currencyCode": "EUR" },
-                  "grossIncome": { "amount": 36180, "currencyCode": "EUR" },
-                  "totalTaxAmount": { "amount": 7767.25, "currencyCode": "EUR" } },
-                { "sourceId": null, "assessmentYear": null, "netIncome": null, "grossIncome": null, "totalTaxAmount": null }
-            ]
-        }),
-        recorder.client.get_registry_incomes().session_id(SESSION_ID),
+        fixture("get_registry_incomes"),
+        recorder
+            .client
+            .get_registry_incomes()
+            .session_id(SESSION_ID),
     )
     .await;
     assert_eq!(
@@ -1189,25 +1122,7 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/person-details")),
         200,
-        json!({
-            "sources": [
-                { "sourceId": "LT-CREDITINFO", "status": "SUCCESS", "countryCode": "LTU" },
-                { "sourceId": "LT-REGITRA", "status": "WAITING_FOR_PROVIDER", "countryCode": "LTU" }
-            ],
-            "givenNames": [ { "value": "Jonas", "sourceIds": ["LT-CREDITINFO", "LT-REGITRA"] } ],
-            "familyNames": [ { "value": "Petraitis", "sourceIds": ["LT-CREDITINFO"] } ],
-            "birthDates": [ { "value": "1987-04-12", "sourceIds": ["LT-CREDITINFO"] } ],
-            "personalIdentityCodes": [ { "value": { "code": "38704120123", "countryCode": "LTU" }, "sourceIds": ["LT-CREDITINFO"] } ],
-            "telephones": [ { "value": "+37061234567", "sourceIds": null } ],
-            "emails": [ { "value": null, "sourceIds": ["LT-CREDITINFO"] } ],
-            "addresses": [ { "value": { "street": "Gedimino pr. 9", "city": "Vilnius", "postalCode": "LT-01103", "countryCode": "LTU" },
-                             "sourceIds": ["LT-CREDITINFO"], "validFrom": "2021-09-01" } ],
-            "documents": null,
-            "citizenships": [ { "value": "LTU", "sourceIds": ["LT-CREDITINFO"] } ],
-            "maritalStatuses": [ { "value": "MARRIED", "sourceIds": ["LT-CREDITINFO"] } ],
-            "underageChildrenCounts": [ { "value": 2, "sourceIds": ["LT-CREDITINFO"] } ],
-            "genders": [ { "value": "MALE", "sourceIds": ["LT-REGITRA"] } ]
-        }),
+        fixture("get_person_details"),
         recorder.client.get_person_details().session_id(SESSION_ID),
     )
     .await;
@@ -1270,17 +1185,7 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/legal-entities")),
         200,
-        json!({
-            "sources": [ { "sourceId": "EE-ARIREGISTER", "status": "SUCCESS", "countryCode": "EST" } ],
-            "legalEntities": [
-                { "sourceId": "EE-ARIREGISTER", "name": "Tamm Consulting OÜ", "registryCode": "14758932",
-                  "relations": [
-                      { "type": "UNKNOWN", "startDate": "2019-05-14", "endDate": null },
-                      { "type": "BOARD_MEMBER", "startDate": "2021-01-01", "endDate": "2024-12-31" }
-                  ] },
-                { "sourceId": null, "name": null, "relations": null }
-            ]
-        }),
+        fixture("get_legal_entities"),
         recorder.client.get_legal_entities().session_id(SESSION_ID),
     )
     .await;
@@ -1314,14 +1219,11 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/court-and-insolvencies")),
         200,
-        json!({
-            "sources": [ { "sourceId": "FI-OIKEUSREKISTERI", "status": "NEW_STATUS_2027", "countryCode": "FIN" } ],
-            "courtAndInsolvencies": [
-                { "sourceId": "FI-OIKEUSREKISTERI", "caseNumber": "R 25/1234", "court": "Helsingin käräjäoikeus",
-                  "caseType": "DEBT_ADJUSTMENT", "filedOnDate": "2025-10-02" }
-            ]
-        }),
-        recorder.client.get_court_and_insolvencies().session_id(SESSION_ID),
+        fixture("get_court_and_insolvencies"),
+        recorder
+            .client
+            .get_court_and_insolvencies()
+            .session_id(SESSION_ID),
     )
     .await;
     let status = &cases.sources.as_ref().unwrap()[0].status;
@@ -1348,13 +1250,7 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/immovables")),
         200,
-        json!({
-            "sources": [ { "sourceId": "LV-ZEMESGRAMATA", "status": "SUCCESS", "countryCode": "LVA" } ],
-            "immovables": [
-                { "sourceId": "LV-ZEMESGRAMATA", "cadastralNumber": "0100 012 0345", "ownershipShare": "1/2",
-                  "address": "Brīvības iela 12, Rīga", "area": { "value": 68.4, "unit": "m2" } }
-            ]
-        }),
+        fixture("get_immovables"),
         recorder.client.get_immovables().session_id(SESSION_ID),
     )
     .await;
@@ -1370,13 +1266,11 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/identity-verifications")),
         200,
-        json!({
-            "sources": [ { "sourceId": "EE-SMARTID", "status": "SUCCESS", "countryCode": "EST" } ],
-            "identityVerifications": [
-                { "id": "idv 4821", "sourceId": "EE-SMARTID", "method": "SMART_ID", "verifiedAtUtc": "2026-03-05T14:20:31Z", "result": "PASSED" }
-            ]
-        }),
-        recorder.client.get_identity_verifications().session_id(SESSION_ID),
+        fixture("get_identity_verifications"),
+        recorder
+            .client
+            .get_identity_verifications()
+            .session_id(SESSION_ID),
     )
     .await;
     let verification = &verifications
@@ -1392,14 +1286,12 @@ async fn person_and_legal_datasets_decode() {
         &recorder,
         Expected::get(session_path("/identity-verifications/idv%204821/images")),
         200,
-        json!({
-            "sources": [ { "sourceId": "EE-SMARTID", "status": "SUCCESS", "countryCode": "EST" } ],
-            "images": [
-                { "id": "front/1", "sourceId": "EE-SMARTID", "side": "FRONT", "mimeType": "image/jpeg" },
-                { "id": "selfie", "sourceId": "EE-SMARTID", "side": "SELFIE", "mimeType": "image/png" }
-            ]
-        }),
-        recorder.client.get_identity_verification_images().session_id(SESSION_ID).verification_id("idv 4821"),
+        fixture("get_identity_verification_images"),
+        recorder
+            .client
+            .get_identity_verification_images()
+            .session_id(SESSION_ID)
+            .verification_id("idv 4821"),
     )
     .await;
     let images = images
@@ -1423,15 +1315,11 @@ async fn bank_account_datasets_decode() {
         &recorder,
         Expected::get(session_path("/account-statements")),
         200,
-        json!({
-            "sources": [ { "sourceId": "SE-OPENBANKING", "status": "SUCCESS", "countryCode": "SWE" } ],
-            "accountStatements": [
-                { "id": "stmt-2026-02", "sourceId": "SE-OPENBANKING", "iban": "SE4550000000058398257466",
-                  "bankName": "SEB", "currencyCode": "SEK", "periodStart": "2025-09-01", "periodEnd": "2026-02-28",
-                  "openingBalance": { "amount": 15230.5, "currencyCode": "SEK" } }
-            ]
-        }),
-        recorder.client.get_account_statements().session_id(SESSION_ID),
+        fixture("get_account_statements"),
+        recorder
+            .client
+            .get_account_statements()
+            .session_id(SESSION_ID),
     )
     .await;
     let statement = &statements
@@ -1448,14 +1336,7 @@ async fn bank_account_datasets_decode() {
         &recorder,
         Expected::get(session_path("/attachments")),
         200,
-        json!({
-            "attachments": [
-                { "id": "att-1", "sourceId": "LT-CREDITINFO", "attachmentType": "ORIGINAL_CREDIT_REPORT", "mimeType": "application/pdf",
-                  "fileName": "creditinfo-report.pdf", "fileSizeBytes": 184320, "addedOnUtc": "2026-03-05T14:31:02Z", "countryCode": "LTU" },
-                { "id": "mandate#7?v=2%", "sourceId": null, "attachmentType": "PAYSLIP", "mimeType": null,
-                  "fileName": null, "fileSizeBytes": 0, "addedOnUtc": "2026-03-05T14:35:40Z", "countryCode": null }
-            ]
-        }),
+        fixture("get_attachments"),
         recorder.client.get_attachments().session_id(SESSION_ID),
     )
     .await;
@@ -1493,16 +1374,11 @@ async fn bank_account_datasets_decode() {
         &recorder,
         Expected::get(session_path("/categorizations-summary")),
         200,
-        json!({
-            "summary": {
-                "status": "SOME_DATA_MISSING",
-                "countOfInstitutions": 2,
-                "averageMonthlyIncome": { "amount": 3120.4, "currencyCode": "EUR" },
-                "averageMonthlyLiabilities": { "amount": 845.0, "currencyCode": "EUR" },
-                "incomeByCategory": [ { "category": "SALARY", "amount": { "amount": 2900.0, "currencyCode": "EUR" } } ]
-            }
-        }),
-        recorder.client.get_categorizations_summary().session_id(SESSION_ID),
+        fixture("get_categorizations_summary"),
+        recorder
+            .client
+            .get_categorizations_summary()
+            .session_id(SESSION_ID),
     )
     .await;
     let summary = summary.summary.expect("GetCategorizationsSummary: summary");
@@ -1544,16 +1420,7 @@ async fn bank_account_datasets_decode() {
         &recorder,
         Expected::get(session_path("/categorizations")),
         200,
-        json!({
-            "sources": [ { "sourceId": "EE-OPENBANKING", "status": "SUCCESS", "countryCode": "EST" } ],
-            "summary": { "periodWithIncomeMonths": 6, "periodWithLiabilitiesMonths": 4 },
-            "categorizations": [
-                { "accounts": [ { "countryCode": "EST", "bankName": "Swedbank AS", "accountNumber": "EE382200221020145685",
-                                  "accountHolderNames": ["Kadri Tamm"] } ],
-                  "totalPeriodMonths": 6, "totalPeriodReceivedMonths": 6,
-                  "incomes": [ { "category": "SALARY", "monthlyAverage": { "amount": 2350.0, "currencyCode": "EUR" } } ] }
-            ]
-        }),
+        fixture("get_categorizations"),
         recorder.client.get_categorizations().session_id(SESSION_ID),
     )
     .await;
@@ -1586,13 +1453,7 @@ async fn bank_account_datasets_decode() {
         &recorder,
         Expected::get(session_path("/metrics")),
         200,
-        json!({
-            "sources": [ { "sourceId": "SE-OPENBANKING", "status": "SUCCESS", "countryCode": "SWE" } ],
-            "metrics": [
-                { "sourceId": "SE-OPENBANKING", "name": "AVERAGE_MONTHLY_INCOME", "value": { "amount": 38250.0, "currencyCode": "SEK" } },
-                { "sourceId": "SE-OPENBANKING", "name": "GAMBLING_SHARE_OF_SPENDING", "value": "0.013" }
-            ]
-        }),
+        fixture("get_metrics"),
         recorder.client.get_metrics().session_id(SESSION_ID),
     )
     .await;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 use creditdata_client::paging::SessionFilter;
-use creditdata_client::types::CustomerProgressStatusInput;
+use creditdata_client::types::{self, CustomerProgressStatusInput};
 use creditdata_client::{Client, Error};
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -134,6 +134,41 @@ async fn pages_carry_every_filter_in_pascal_case_and_stop_at_total_count() {
     }
     let first = &server.received_requests().await.unwrap()[0];
     assert_eq!(first.headers.get("authorization").unwrap(), "Bearer t");
+}
+
+/// What a caller keeps the search in: a struct field, across awaits, in a spawned task.
+struct Search {
+    sessions: futures::stream::BoxStream<'static, creditdata_client::Result<types::Session>>,
+}
+
+#[tokio::test]
+async fn the_session_stream_is_held_and_polled_without_pinning() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/sessions"))
+        .respond_with(listing(3, 2, Some(3)))
+        .mount(&server)
+        .await;
+    let mut search = Search {
+        sessions: client(&server).sessions(SessionFilter::new()),
+    };
+    let found = tokio::spawn(async move {
+        let mut found = Vec::new();
+        while let Some(session) = search.sessions.try_next().await? {
+            found.push(session.id.as_u128());
+        }
+        Ok::<_, Error>(found)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(found, [0, 1, 2]);
+
+    // The page stream and the statement rows are held the same way.
+    fn unpin_send_static<S: futures::Stream + Unpin + Send + 'static>(_: &S) {}
+    let client = client(&server);
+    unpin_send_static(&client.session_pages(SessionFilter::new()));
+    unpin_send_static(&client.account_statement_rows(Uuid::nil(), "statement-1"));
 }
 
 #[tokio::test]
@@ -278,8 +313,14 @@ async fn an_error_page_comes_out_of_the_stream_and_ends_it() {
     assert!(matches!(error, Error::Api(_)), "{error:?}");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(400));
     assert_eq!(error.operation(), Some("GetSessions"));
+    let Error::Api(api) = error else {
+        unreachable!("matched above")
+    };
+    assert!(error.to_string().ends_with("(invalid: Skip)"), "{error}");
     assert!(
-        error.to_string().contains("Skip is out of range."),
+        api.with_service_text()
+            .to_string()
+            .contains("Skip: Skip is out of range."),
         "{error}"
     );
 

@@ -1,14 +1,12 @@
 //! Construction: configuration from the environment, base URLs, user agent, and the three
 //! timeouts (connect, per-request for JSON calls, idle-read for downloads).
 
-mod client_support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
-use client_support::*;
+use crate::support::*;
 use creditdata_client::auth::{ClientAuthStyle, Credentials, TokenEndpoint};
-use creditdata_client::operation::OperationExt;
+use creditdata_client::download::DownloadExt;
 use creditdata_client::{Client, ClientBuilder, Environment, Error};
 use futures::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -272,11 +270,10 @@ async fn the_request_timeout_bounds_json_calls_but_not_downloads() {
     let body = client
         .get_pdf_report()
         .session_id(session_id())
-        .send()
+        .download()
         .await
         .unwrap()
-        .into_inner()
-        .into_inner()
+        .bytes_stream()
         .collect::<Vec<_>>()
         .await;
     let body: Vec<u8> = body
@@ -348,13 +345,13 @@ async fn a_stalled_download_fails_after_the_idle_read_timeout() {
     let mut body = client
         .get_pdf_report()
         .session_id(session_id())
-        .send()
+        .download()
         .await
         .unwrap()
-        .into_inner();
+        .bytes_stream();
     assert_eq!(&body.next().await.unwrap().unwrap()[..], b"%PDF-1.7");
     let error = body.next().await.unwrap().unwrap_err();
-    assert!(error.is_timeout(), "{error:?}");
+    assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
     server.abort();
 }
 

@@ -2,14 +2,11 @@
 //! refresh before expiry and after a 401, typed token-endpoint errors, OIDC discovery, the two
 //! client authentication styles, static tokens.
 
-mod client_support;
-
 use std::time::Duration;
 
-use client_support::*;
+use crate::support::*;
 use creditdata_client::Error;
 use creditdata_client::auth::{AuthErrorKind, Credentials, TokenEndpoint};
-use creditdata_client::operation::OperationExt;
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -163,9 +160,8 @@ async fn a_second_401_is_returned_as_an_api_error() {
     let error = client
         .get_session()
         .session_id(session_id())
-        .send()
+        .call()
         .await
-        .map_err(Error::from)
         .unwrap_err();
     let Error::Api(api) = &error else {
         panic!("expected an API error, got {error:?}")
@@ -254,6 +250,10 @@ async fn invalid_client_at_the_token_endpoint_is_a_typed_auth_error_shared_by_wa
         assert!(!error.is_transient());
         assert_eq!(
             error.to_string(),
+            "GetSession: could not obtain an access token"
+        );
+        assert_eq!(
+            rendered(&error),
             "GetSession: could not obtain an access token: the identity provider rejected the \
              client id or secret (invalid_client); check the client credentials: Invalid client \
              or Invalid client credentials"
@@ -425,7 +425,7 @@ async fn a_discovery_document_without_token_endpoint_is_a_discovery_error() {
         panic!("expected an auth error, got {error:?}")
     };
     assert_eq!(source.kind, AuthErrorKind::Discovery);
-    assert!(error.to_string().contains("no token_endpoint"), "{error}");
+    assert!(rendered(&error).contains("no token_endpoint"), "{error}");
 }
 
 #[tokio::test]
@@ -486,6 +486,103 @@ async fn client_credentials_can_use_http_basic_authentication() {
     let body = String::from_utf8(token_requests(&server).await.remove(0).body).unwrap();
     assert!(!body.contains("client_secret"), "{body}");
     assert_eq!(authorizations(&server).await, ["Bearer basic"]);
+}
+
+#[tokio::test]
+async fn basic_authentication_form_encodes_the_id_and_secret_first() {
+    use base64::Engine as _;
+    let server = MockServer::start().await;
+    // RFC 6749 §2.3.1: each is application/x-www-form-urlencoded, then joined by `:`.
+    let expected = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("client+id%2B1:s%3Ae%2Fc+r%3Dt%C3%A4")
+    );
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .and(header("authorization", expected.as_str()))
+        .respond_with(token_response("basic", 300))
+        .mount(&server)
+        .await;
+    mount_session(&server, session_id()).await;
+    let client = builder(&server)
+        .basic_client_auth()
+        .client_credentials(
+            format!("{}{TOKEN_PATH}", server.uri()),
+            "client id+1",
+            "s:e/c r=tä",
+        )
+        .build()
+        .unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn scopes_are_requested_space_separated() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .and(body_string_contains("scope=openid+payments"))
+        .respond_with(token_response("scoped", 300))
+        .mount(&server)
+        .await;
+    mount_session(&server, session_id()).await;
+    let client = oauth_builder(&server)
+        .scopes(["openid", "payments"])
+        .build()
+        .unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(authorizations(&server).await, ["Bearer scoped"]);
+}
+
+#[tokio::test]
+async fn a_token_of_another_type_than_bearer_is_not_used() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "access_token": "mac-token",
+            "token_type": "mac",
+            "expires_in": 300
+        })))
+        .mount(&server)
+        .await;
+    mount_session(&server, session_id()).await;
+    let error = oauth_builder(&server)
+        .build()
+        .unwrap()
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    let Error::Auth { source, .. } = &error else {
+        panic!("expected an auth error, got {error:?}")
+    };
+    assert_eq!(source.kind, AuthErrorKind::InvalidResponse);
+    assert!(
+        rendered(&error).contains("not Bearer"),
+        "{}",
+        rendered(&error)
+    );
+    assert!(
+        !rendered(&error).contains("mac-token"),
+        "{}",
+        rendered(&error)
+    );
+    assert!(
+        authorizations(&server).await.is_empty(),
+        "the token was used"
+    );
 }
 
 #[tokio::test]

@@ -1,13 +1,10 @@
 //! One error type: API errors with problem details or the raw body (body-less ones too),
 //! decode errors with a path and a snippet, unknown enum values kept, messages for people.
 
-mod client_support;
-
-use client_support::*;
-use creditdata_client::Error;
-use creditdata_client::error::MAX_ERROR_BODY;
-use creditdata_client::operation::OperationExt;
+use crate::support::*;
+use creditdata_client::error::{DisplayChain, MAX_ERROR_BODY};
 use creditdata_client::types::{CustomerProgressStatus, DataPackage};
+use creditdata_client::{Client, Error};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -113,8 +110,15 @@ async fn validation_problem_details_are_decoded_with_their_errors_map() {
         ["The SubjectEmail field is not a valid e-mail address."]
     );
     assert_eq!(error.problem(), Some(details));
+    // The messages may echo what was sent (`'XXX'`): named fields by default, the service's
+    // text only when asked for.
     assert_eq!(
         error.to_string(),
+        "CreateSession: the service answered 400 Bad Request: One or more validation errors \
+         occurred. (invalid: QueryParameters[0].CountryCode, SubjectEmail)"
+    );
+    assert_eq!(
+        api.with_service_text().to_string(),
         "CreateSession: the service answered 400 Bad Request: One or more validation errors \
          occurred.; QueryParameters[0].CountryCode: Unknown country code 'XXX'.; SubjectEmail: \
          The SubjectEmail field is not a valid e-mail address."
@@ -144,6 +148,14 @@ async fn plain_problem_details_are_decoded_on_any_status() {
     assert!(problem.errors.is_none());
     assert_eq!(
         error.to_string(),
+        "GetScores: the service answered 409 Conflict: Conflict"
+    );
+    let Error::Api(api) = &error else {
+        unreachable!("it has problem details")
+    };
+    assert_eq!(api.detail(), Some("The session has expired."));
+    assert_eq!(
+        api.with_service_text().to_string(),
         "GetScores: the service answered 409 Conflict: Conflict: The session has expired."
     );
 }
@@ -171,12 +183,21 @@ async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
     assert_eq!(api.body_text(), page);
     assert_eq!(api.headers["content-type"], "text/html");
     assert!(error.is_transient());
-    let message = error.to_string();
+    assert_eq!(
+        error.to_string(),
+        "GetSession: the service answered 502 Bad Gateway (a failure on the service's side)"
+    );
+    let excerpt = api.body_excerpt().expect("an excerpt");
     assert!(
-        message.starts_with(
+        excerpt.starts_with("<html><head><title>502 Bad Gateway"),
+        "{excerpt}"
+    );
+    let with_text = api.with_service_text().to_string();
+    assert!(
+        with_text.starts_with(
             "GetSession: the service answered 502 Bad Gateway: <html><head><title>502 Bad Gateway"
         ),
-        "{message}"
+        "{with_text}"
     );
 }
 
@@ -198,7 +219,11 @@ async fn a_huge_error_body_is_kept_up_to_a_bound() {
         panic!("expected an API error, got {error:?}")
     };
     assert_eq!(api.body.len(), MAX_ERROR_BODY);
-    assert!(error.to_string().len() < 400, "the message stays readable");
+    assert!(!error.to_string().contains("xxx"), "{error}");
+    assert!(
+        api.with_service_text().to_string().len() < 400,
+        "the message stays readable"
+    );
 }
 
 #[tokio::test]
@@ -349,4 +374,227 @@ async fn a_missing_parameter_is_an_invalid_request_and_nothing_is_sent() {
         "GetSession: invalid request: session_id was not initialized"
     );
     assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+/// A loopback address nothing listens on (the listener is gone): connections are refused.
+async fn refusing_address() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{address}")
+}
+
+#[tokio::test]
+async fn a_chain_printer_shows_each_cause_once() {
+    let refused = refusing_address().await;
+
+    // Transport: the short message, then reqwest's and hyper's causes.
+    let client = Client::builder()
+        .base_url(&refused)
+        .retry_policy(fast_retries(2))
+        .build()
+        .unwrap();
+    let transport = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(transport, Error::Transport { .. }),
+        "{transport:?}"
+    );
+    assert_eq!(
+        transport.to_string(),
+        "GetSession: the connection to the service failed after 2 attempts"
+    );
+    let shown = rendered(&transport);
+    assert!(
+        shown.starts_with(&format!(
+            "GetSession: the connection to the service failed after 2 attempts: error sending \
+             request for url ({refused}/v1/sessions/{})",
+            session_id()
+        )),
+        "{shown}"
+    );
+    assert_each_cause_once(&transport);
+
+    // Timeout.
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5)))
+        .mount(&server)
+        .await;
+    let timeout = builder(&server)
+        .no_retries()
+        .request_timeout(Some(std::time::Duration::from_millis(100)))
+        .build()
+        .unwrap()
+        .get_consumer_packages()
+        .call()
+        .await
+        .unwrap_err();
+    assert!(matches!(timeout, Error::Timeout { .. }), "{timeout:?}");
+    assert_eq!(
+        timeout.to_string(),
+        "GetConsumerPackages: the service did not answer in time"
+    );
+    assert_each_cause_once(&timeout);
+
+    // Authentication: an unreachable identity provider, then one that refuses the client.
+    let unreachable = Client::builder()
+        .base_url(&refused)
+        .client_credentials(format!("{refused}{TOKEN_PATH}"), "id", "secret")
+        .no_retries()
+        .build()
+        .unwrap()
+        .get_consumer_packages()
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unreachable.to_string(),
+        "GetConsumerPackages: could not obtain an access token"
+    );
+    assert!(
+        rendered(&unreachable).starts_with(&format!(
+            "GetConsumerPackages: could not obtain an access token: the identity provider could \
+             not be reached or is not available: error sending request for url \
+             ({refused}{TOKEN_PATH})"
+        )),
+        "{}",
+        rendered(&unreachable)
+    );
+    assert_each_cause_once(&unreachable);
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(token_error(401, "invalid_client", "Unknown client"))
+        .mount(&server)
+        .await;
+    let refused_client = oauth_builder(&server)
+        .build()
+        .unwrap()
+        .get_consumer_packages()
+        .call()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        rendered(&refused_client),
+        "GetConsumerPackages: could not obtain an access token: the identity provider rejected \
+         the client id or secret (invalid_client); check the client credentials: Unknown client"
+    );
+    assert_each_cause_once(&refused_client);
+
+    // A file that cannot be written: the operating system's reason is the cause.
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(b"%PDF-1.7".to_vec(), "application/pdf"),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("missing").join("report.pdf");
+    let io = builder(&server)
+        .build()
+        .unwrap()
+        .download_pdf_report(session_id(), &target)
+        .await
+        .unwrap_err();
+    assert!(matches!(io, Error::Io { .. }), "{io:?}");
+    assert!(io.to_string().starts_with("cannot write "), "{io}");
+    assert!(!io.to_string().contains("os error"), "{io}");
+    assert!(rendered(&io).contains("os error"), "{}", rendered(&io));
+    assert_each_cause_once(&io);
+}
+
+#[test]
+fn display_chain_prints_what_anyhow_prints() {
+    let io = std::io::Error::other("disk full");
+    let error = Error::Io {
+        path: "report.pdf".into(),
+        source: std::sync::Arc::new(io),
+    };
+    assert_eq!(
+        DisplayChain(&error).to_string(),
+        "cannot write report.pdf: disk full"
+    );
+    assert_eq!(DisplayChain(&error).to_string(), rendered(&error));
+}
+
+/// What the service writes in an error answer may echo personal data (the e-mail, the name and
+/// the country code sent): `Display` keeps to the status, the problem's title and the names of
+/// invalid fields; `with_service_text` shows the rest to whoever asks.
+#[tokio::test]
+async fn api_error_messages_leave_out_what_the_service_wrote() {
+    let validation = json!({
+        "title": "One or more validation errors occurred.",
+        "status": 400,
+        "errors": {
+            "SubjectEmail": ["'jane.doe@example' is not a valid e-mail address."],
+            "QueryParameters[0].CountryCode": ["Unknown country code 'XXX'."]
+        }
+    });
+    let answers = [
+        ("404 without a body", ResponseTemplate::new(404)),
+        (
+            "400 validation problem",
+            ResponseTemplate::new(400)
+                .set_body_raw(validation.to_string(), "application/problem+json"),
+        ),
+        (
+            "409 problem with a detail",
+            ResponseTemplate::new(409).set_body_json(json!({
+                "title": "Conflict",
+                "status": 409,
+                "detail": "A session for jane.doe@example.com is already open."
+            })),
+        ),
+        (
+            "500 plain text",
+            ResponseTemplate::new(500)
+                .set_body_raw("NullReferenceException for subject Jane Doe", "text/plain"),
+        ),
+        (
+            "429 with Retry-After",
+            ResponseTemplate::new(429).insert_header("retry-after", "30"),
+        ),
+        (
+            "202 not in the description",
+            ResponseTemplate::new(202).set_body_string("queued for Jane Doe"),
+        ),
+    ];
+    let mut shown = String::new();
+    for (label, answer) in answers {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(answer)
+            .mount(&server)
+            .await;
+        let error = builder(&server)
+            .no_retries()
+            .build()
+            .unwrap()
+            .create_session()
+            .body(create_request())
+            .call()
+            .await
+            .unwrap_err();
+        let Error::Api(api) = &error else {
+            panic!("{label}: expected an API error, got {error:?}")
+        };
+        for personal in ["jane.doe", "Jane Doe", "XXX"] {
+            assert!(!rendered(&error).contains(personal), "{label}: {error}");
+            assert!(
+                !format!("{error:?}").contains(personal),
+                "{label}: {error:?}"
+            );
+        }
+        shown.push_str(&format!(
+            "{label}\n  Display:           {error}\n  with_service_text: {}\n",
+            api.with_service_text()
+        ));
+    }
+    insta::assert_snapshot!(shown);
 }

@@ -1,6 +1,6 @@
 //! Answers and arguments at the edges of what the description says.
 
-use creditdata_client::operation::OperationExt;
+use creditdata_client::download::DownloadExt;
 use creditdata_client::{Client, Error};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -100,7 +100,7 @@ async fn dot_and_empty_path_ids_are_refused_before_anything_is_sent() {
         .get_account_statement_excel()
         .session_id(session_id())
         .account_statement_id("v1.2..3")
-        .send()
+        .download()
         .await
         .expect("sent");
 }

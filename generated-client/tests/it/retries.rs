@@ -2,12 +2,9 @@
 //! connection failures, honouring `Retry-After`; POST and PATCH only when the request never
 //! reached the server.
 
-mod client_support;
-
 use std::time::Duration;
 
-use client_support::*;
-use creditdata_client::operation::OperationExt;
+use crate::support::*;
 use creditdata_client::retry::RetryPolicy;
 use creditdata_client::{Client, Error};
 use wiremock::matchers::{method, path};

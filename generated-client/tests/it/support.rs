@@ -80,6 +80,34 @@ pub async fn mount_session(server: &MockServer, id: Uuid) {
         .await;
 }
 
+/// An error and its causes as anyhow's `{:#}` prints them (`error: cause: cause`): everything a
+/// user of the error can see. Checks that something is never shown look here, not at `Display`
+/// alone.
+pub fn rendered<E>(error: &E) -> String
+where
+    E: std::error::Error + Clone + Send + Sync + 'static,
+{
+    format!("{:#}", anyhow::Error::new(error.clone()))
+}
+
+/// Asserts that anyhow's `{:#}` shows every error of `error`'s chain exactly once: no message
+/// repeats its cause.
+pub fn assert_each_cause_once(error: &creditdata_client::Error) {
+    let shown = rendered(error);
+    let mut cause: Option<&dyn std::error::Error> = Some(error);
+    let mut depth = 0;
+    while let Some(current) = cause {
+        let text = current.to_string();
+        assert_eq!(
+            shown.matches(text.as_str()).count(),
+            1,
+            "cause {depth} ({text:?}) is not shown exactly once in {shown:?}"
+        );
+        cause = current.source();
+        depth += 1;
+    }
+}
+
 /// A retry policy that keeps tests fast: tiny backoffs, a few attempts.
 pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
     RetryPolicy {

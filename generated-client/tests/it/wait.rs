@@ -129,6 +129,12 @@ async fn the_deadline_ends_the_wait_with_the_last_status() {
         message.contains("WAITING_FOR_CUSTOMER") && message.contains(&SESSION.to_string()),
         "{message}"
     );
+    // The session as last seen stays in the error, but its subject does not reach `Debug`.
+    let debug = format!("{error:?}");
+    assert!(
+        debug.contains(&SESSION.to_string()) && !debug.contains("@example"),
+        "{debug}"
+    );
     assert!(
         polls(&server).await >= 2,
         "polled more than once before giving up"

@@ -2,7 +2,6 @@
 //! cannot hold it, or the client refuses it with `Error::InvalidRequest` before sending. Each
 //! test runs against a loopback server that counts what reaches it.
 
-use creditdata_client::operation::OperationExt;
 use creditdata_client::paging::SessionFilter;
 use creditdata_client::types::{
     CreateSessionRequest, CreateSessionRequestSubjectEmail, DataPackageInput, QueryParameterInput,

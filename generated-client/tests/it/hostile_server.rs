@@ -4,18 +4,15 @@
 //! fake on 127.0.0.1:0; nothing leaves loopback (where a test needs a host name that is not
 //! loopback, the HTTP client resolves it to a loopback listener).
 
-mod client_support;
-
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use client_support::*;
+use crate::support::*;
 use creditdata_client::auth::{AuthError, AuthErrorKind, Credentials, TokenEndpoint};
 use creditdata_client::download::DownloadExt;
-use creditdata_client::operation::OperationExt;
 use creditdata_client::paging::SessionFilter;
 use creditdata_client::types::CustomerProgressStatus;
 use creditdata_client::wait::WaitOptions;
@@ -105,7 +102,7 @@ async fn item_01_token_request_never_follows_a_redirect() {
             .call()
             .await
             .unwrap_err();
-        let message = error.to_string();
+        let message = rendered(&error);
         let auth = auth_error(error);
         assert_eq!(auth.kind, AuthErrorKind::Redirect, "{auth}");
         // The Location is named (without its query), so the operator can see where it pointed.
@@ -154,7 +151,7 @@ async fn item_01_discovery_never_follows_a_redirect() {
         .unwrap_err();
     let auth = auth_error(error);
     assert_eq!(auth.kind, AuthErrorKind::Redirect, "{auth}");
-    assert!(auth.to_string().contains(&sink.uri()), "{auth}");
+    assert!(rendered(&auth).contains(&sink.uri()), "{auth}");
     assert_eq!(received(&sink).await, Vec::<String>::new());
 }
 
@@ -195,7 +192,7 @@ async fn item_01_discovery_refuses_a_document_of_another_issuer() {
             .unwrap_err(),
     );
     assert_eq!(auth.kind, AuthErrorKind::Discovery, "{auth}");
-    let message = auth.to_string();
+    let message = rendered(&auth);
     assert!(
         message.contains("issuer") && message.contains("login.attacker.example"),
         "{message}"
@@ -248,7 +245,7 @@ async fn item_01_discovery_refuses_a_token_endpoint_over_plain_http() {
             .unwrap_err(),
     );
     assert_eq!(auth.kind, AuthErrorKind::Discovery, "{auth}");
-    assert!(auth.to_string().contains("https"), "{auth}");
+    assert!(rendered(&auth).contains("https"), "{auth}");
     assert_eq!(
         received(&sink).await,
         Vec::<String>::new(),
@@ -330,7 +327,7 @@ async fn item_01_api_calls_follow_only_same_origin_redirects() {
         location,
         &format!("{}/v1/sessions/{other}", elsewhere.uri())
     );
-    assert!(!error.to_string().contains("jane.doe"), "{error}");
+    assert!(!rendered(&error).contains("jane.doe"), "{error}");
 
     // A create-session body (a consumer's e-mail) is not re-sent elsewhere either.
     let error = client
@@ -533,7 +530,7 @@ async fn item_05_a_backslash_id_cannot_reach_another_session() {
         .await
         .unwrap_err();
     assert!(matches!(error, Error::InvalidRequest { .. }), "{error:?}");
-    let message = error.to_string();
+    let message = rendered(&error);
     assert!(message.contains("attachment_id"), "{message}");
     assert_eq!(received(&server).await, Vec::<String>::new());
 }
@@ -561,7 +558,7 @@ async fn item_05_hostile_ids_are_refused_before_sending() {
             "{hostile:?}: {error:?}"
         );
         assert!(
-            error.to_string().contains("attachment_id"),
+            rendered(&error).contains("attachment_id"),
             "{hostile:?}: {error}"
         );
     }
@@ -589,10 +586,7 @@ async fn item_05_an_id_cannot_reach_a_sibling_operation() {
             .await
             .unwrap_err();
         assert!(matches!(error, Error::InvalidRequest { .. }), "{error:?}");
-        assert!(
-            error.to_string().contains("account_statement_id"),
-            "{error}"
-        );
+        assert!(rendered(&error).contains("account_statement_id"), "{error}");
     }
     assert_eq!(received(&server).await, Vec::<String>::new());
 }
@@ -698,7 +692,7 @@ async fn item_06_a_page_without_paging_is_an_error() {
         .unwrap();
     let items = first_items(&client, SessionFilter::new().page_size(2), 10).await;
     assert_ends_in_one_error_without_duplicates(&items);
-    let message = items.last().unwrap().as_ref().unwrap_err().to_string();
+    let message = rendered(items.last().unwrap().as_ref().unwrap_err());
     assert!(message.contains("paging"), "{message}");
 }
 
@@ -727,7 +721,7 @@ async fn item_06_a_total_count_the_pages_do_not_reach_is_an_error() {
         .await
         .unwrap_err();
     assert!(matches!(error, Error::InvalidResponse { .. }), "{error:?}");
-    let message = error.to_string();
+    let message = rendered(&error);
     assert!(
         message.contains("1000000") && message.contains("3"),
         "{message}"
@@ -792,11 +786,7 @@ async fn item_06_an_endless_listing_stops_at_the_page_cap() {
     );
     assert_ends_in_one_error_without_duplicates(&items);
     assert!(
-        items[6]
-            .as_ref()
-            .unwrap_err()
-            .to_string()
-            .contains("3 pages"),
+        rendered(items[6].as_ref().unwrap_err()).contains("3 pages"),
         "{items:?}"
     );
     assert_eq!(count(&server, "GET", "/v1/sessions").await, 3);
@@ -912,7 +902,7 @@ async fn item_07_an_endless_json_body_ends_in_a_typed_error() {
     };
     assert_eq!(*operation, Some("GetSessions"));
     assert_eq!(*reported, limit);
-    assert!(error.to_string().contains("1048576"), "{error}");
+    assert!(rendered(&error).contains("1048576"), "{error}");
     let sent = written.load(Ordering::Relaxed);
     assert!(sent < STOPPED_READER_BOUND, "the client read {sent} bytes");
 }
@@ -983,7 +973,7 @@ async fn item_07_token_and_discovery_bodies_are_bounded() {
             "{endpoint:?}: {auth}"
         );
         assert!(
-            auth.to_string().contains("larger than"),
+            rendered(&auth).contains("larger than"),
             "{endpoint:?}: {auth}"
         );
         let sent = written.load(Ordering::Relaxed);
@@ -1063,8 +1053,8 @@ async fn item_08_query_values_never_appear_in_transport_errors_or_retry_logs() {
         .unwrap();
     let error = search_by_person(&client).await;
     assert!(matches!(error, Error::Transport { .. }), "{error:?}");
-    let message = error.to_string();
-    assert_no_personal_data("Display", &message);
+    let message = rendered(&error);
+    assert_no_personal_data("the message", &message);
     assert_no_personal_data("Debug", &format!("{error:?}"));
     if let Error::Transport { source, .. } = &error {
         assert_no_personal_data("the reqwest error", &source.to_string());
@@ -1091,7 +1081,7 @@ async fn item_08_query_values_never_appear_in_timeouts() {
         .unwrap();
     let error = search_by_person(&client).await;
     assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
-    assert_no_personal_data("Display", &error.to_string());
+    assert_no_personal_data("the message", &rendered(&error));
     assert_no_personal_data("Debug", &format!("{error:?}"));
 }
 
@@ -1118,11 +1108,11 @@ async fn item_08_decode_errors_keep_the_path_but_not_the_body() {
         panic!("expected a decode error, got {error:?}")
     };
     assert_eq!(decode.path.as_deref(), Some("createdByName"));
-    for shown in [error.to_string(), format!("{error:?}")] {
+    for shown in [rendered(&error), format!("{error:?}")] {
         assert_no_personal_data("the decode error", &shown);
         assert!(!shown.contains("38001085718"), "{shown}");
     }
-    assert!(error.to_string().contains("createdByName"), "{error}");
+    assert!(rendered(&error).contains("createdByName"), "{error}");
     // For debugging, on purpose: the body around the failure.
     assert!(decode.body_snippet().contains("38001085718"), "{decode:?}");
 }
@@ -1143,7 +1133,7 @@ fn item_08_the_token_url_is_validated_like_the_base_url() {
             .err()
             .unwrap_or_else(|| panic!("{url} was accepted"));
         assert!(matches!(error, Error::Config(_)), "{url}: {error:?}");
-        let message = error.to_string();
+        let message = rendered(&error);
         assert!(!message.contains(hidden), "{url}: {message}");
         assert!(message.contains("token"), "{url}: {message}");
     }
@@ -1162,7 +1152,7 @@ fn item_08_the_token_url_is_validated_like_the_base_url() {
             .err()
             .unwrap_or_else(|| panic!("{issuer} was accepted"));
         assert!(matches!(error, Error::Config(_)), "{issuer}: {error:?}");
-        assert!(!error.to_string().contains("hunter2"), "{error}");
+        assert!(!rendered(&error).contains("hunter2"), "{error}");
     }
 }
 

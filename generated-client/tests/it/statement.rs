@@ -124,7 +124,7 @@ async fn a_large_statement_streams_through_in_order() {
         body.push_str(&format!("{i}\t{}.{:02}\n", i % 1000, i % 100));
     }
     let server = tsv_server(body).await;
-    let mut rows = std::pin::pin!(client(&server).account_statement_rows(SESSION, "st-1"));
+    let mut rows = client(&server).account_statement_rows(SESSION, "st-1");
     let mut count: u64 = 0;
     while let Some(row) = rows.try_next().await.unwrap() {
         assert_eq!(row.parse::<u64>("Index").unwrap(), Some(count));

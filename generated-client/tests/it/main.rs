@@ -1,0 +1,20 @@
+//! The client's integration tests, one binary: one module per concern, every server a loopback
+//! fake on `127.0.0.1:0`. (`tests/redaction.rs` is the one test kept apart: it installs the
+//! process-wide `tracing` subscriber.)
+
+mod auth;
+mod config;
+mod decoder_properties;
+mod download;
+mod edge_cases;
+mod errors;
+mod hostile_server;
+mod operations;
+mod paging;
+mod readme;
+mod request_limits;
+mod retries;
+mod source_file;
+mod statement;
+mod support;
+mod wait;
