@@ -15,10 +15,10 @@ async fn main() -> anyhow::Result<()> {
     let created = client
         .create_session()
         .body(types::CreateSessionRequest {
-            subject_email: email.clone(),
+            subject_email: email.parse()?,
             query_parameters: vec![types::QueryParameterInput {
-                country_code: Some("GBR".into()),
-                data_packages: Some(vec![types::DataPackageInput::Score]),
+                country_code: "GBR".parse()?,
+                data_packages: vec![types::DataPackageInput::Score],
             }],
         })
         .call()
