@@ -41,6 +41,7 @@ mod files;
 mod guard;
 mod problem;
 pub mod realism;
+mod redact;
 mod render;
 mod report;
 mod state;

@@ -18,9 +18,10 @@ use uuid::Uuid;
 
 use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
+use crate::redact::debug_showing;
 
 /// A session as the mock stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRecord {
     /// Session id.
@@ -117,7 +118,7 @@ impl Progress {
 }
 
 /// An e-mail the service sent to the subject.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Notification {
     /// When.
@@ -127,6 +128,19 @@ pub struct Notification {
     /// To whom.
     pub to: String,
 }
+
+// The subject's e-mail address and the creator's name are personal data.
+debug_showing!(SessionRecord {
+    id,
+    created_at,
+    organizational_unit_name,
+    countries,
+    deadline,
+    progress,
+    notifications,
+    source_overrides,
+});
+debug_showing!(Notification { sent_at, kind });
 
 /// Why an e-mail was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -321,12 +335,21 @@ pub fn package_output(package: DataPackageInput) -> DataPackage {
 }
 
 /// All sessions, and who is signed in.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Store {
     /// Sessions by id.
     pub sessions: HashMap<Uuid, SessionRecord>,
     /// The identity provider's sign-ins and revoked access tokens.
     pub identity: IdentityState,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("sessions", &self.sessions.len())
+            .field("identity", &self.identity)
+            .finish()
+    }
 }
 
 /// The state file's content (its `Debug` shows neither the key nor the sessions).

@@ -38,6 +38,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::config::TestUser;
 use crate::problem::Problem;
+use crate::redact::debug_showing;
 use crate::state::AppState;
 
 /// The realm name in the issuer path (`{base}/realms/consumer`).
@@ -131,7 +132,7 @@ impl SigningKey {
 }
 
 /// The claims of an access token (Keycloak's service-account shape).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Claims {
     /// Expiry, seconds since the epoch.
     pub exp: i64,
@@ -170,7 +171,7 @@ pub struct Claims {
 }
 
 /// The claims of an ID token (OpenID Connect Core §2).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct IdTokenClaims {
     /// Issuer.
     pub iss: String,
@@ -209,7 +210,7 @@ pub struct IdTokenClaims {
 }
 
 /// Who called the API (put in the request's extensions by the bearer check).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Caller {
     /// The client id of the token (`azp`).
     pub client_id: String,
@@ -218,6 +219,33 @@ pub struct Caller {
     /// The signed-in user's display name; `None` for client-credentials tokens.
     pub name: Option<String>,
 }
+
+// A user's name, user name, e-mail address and stable id (`sub`) are personal data.
+debug_showing!(Claims {
+    exp,
+    iat,
+    jti,
+    iss,
+    aud,
+    typ,
+    azp,
+    scope,
+    client_id,
+    sid,
+    auth_time,
+});
+debug_showing!(IdTokenClaims {
+    iss,
+    aud,
+    exp,
+    iat,
+    auth_time,
+    azp,
+    sid,
+    typ,
+    email_verified,
+});
+debug_showing!(Caller { client_id });
 
 impl Caller {
     /// The `createdByName` of what this caller creates: a signed-in user's display name, or
