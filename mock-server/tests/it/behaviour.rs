@@ -1,7 +1,7 @@
 //! Validation, the session search, the session's rules over time, provider statuses, the served
 //! descriptions and persistence across a restart.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
