@@ -1016,7 +1016,7 @@ async fn attachment_content(
             .iter()
             .find(|a| a.id.to_string().eq_ignore_ascii_case(id))
         {
-            let content = crate::files::attachment(&view, data, spec)?;
+            let content = crate::files::attachment(view.dossier, view.record, data, spec)?;
             return Ok(download(content.to_vec(), spec.mime, &spec.file_name));
         }
     }

@@ -9,12 +9,13 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::catalog::{Dataset, Provider, ProviderKind};
+use crate::data::scores::score_items;
 use crate::data::{AttachmentSpec, CountryData, Dossier, ImageSpec, Verification, fnv1a, item_id};
 use crate::problem::Problem;
 use crate::render::font::mrz;
 use crate::render::image::{Canvas, Rgb};
 use crate::render::pdf::PdfDocument;
-use crate::views::{View, score_items};
+use crate::store::SessionRecord;
 
 /// A provider's original answer.
 pub struct SourceFileBlob {
@@ -493,11 +494,11 @@ pub fn verification_image(
 
 /// The content of an attachment.
 pub fn attachment(
-    view: &View<'_>,
+    dossier: &Dossier,
+    record: &SessionRecord,
     data: &CountryData,
     spec: &AttachmentSpec,
 ) -> Result<Arc<Vec<u8>>, Problem> {
-    let dossier = view.dossier;
     let person = &dossier.person;
     let provider = data
         .country
@@ -505,15 +506,13 @@ pub fn attachment(
         .iter()
         .find(|p| p.kind == ProviderKind::Identity);
     let provider_name = provider.map(|p| p.name).unwrap_or("the identity provider");
-    let consent = view
-        .record
+    let consent = record
         .package_request(data.country.code, DataPackageInput::Identification)
         .and_then(|p| p.consented_at)
-        .unwrap_or(view.record.created_at);
+        .unwrap_or(record.created_at);
     dossier.file(&spec.id.to_string(), || match spec.kind {
         AttachmentType::Mandate => {
-            let country = view
-                .record
+            let country = record
                 .countries
                 .iter()
                 .find(|c| c.country == data.country.code);
@@ -527,13 +526,13 @@ pub fn attachment(
                 })
                 .unwrap_or_default();
             let mut doc = PdfDocument::new("Consent mandate");
-            doc.title("Consent mandate", &format!("Reference {} - {}", view.record.id, crate::catalog::country_name(data.country.code)));
+            doc.title("Consent mandate", &format!("Reference {} - {}", record.id, crate::catalog::country_name(data.country.code)));
             doc.facts(&[
                 ("Data subject", person.full_name()),
                 ("Date of birth", person.birth_date.to_string()),
                 ("Identity code", person.identity_code.clone()),
                 ("E-mail", person.email.clone()),
-                ("Requested by", view.record.created_by_name.clone()),
+                ("Requested by", record.created_by_name.clone()),
                 ("Data packages", packages.join(", ")),
                 ("Signed", consent.format("%Y-%m-%d %H:%M UTC").to_string()),
             ]);
@@ -562,7 +561,7 @@ pub fn attachment(
             canvas.text(30, 130, 3, Rgb(20, 20, 20), &person.full_name());
             canvas.text(30, 160, 3, Rgb(20, 20, 20), &person.address.street);
             canvas.text(30, 190, 3, Rgb(20, 20, 20), &format!("{} {}", person.address.postal_code, person.address.city));
-            let bill = last_utility_bill(view);
+            let bill = last_utility_bill(dossier);
             canvas.text(30, 260, 2, Rgb(90, 90, 90), "BILLING PERIOD");
             canvas.text(30, 282, 3, Rgb(20, 20, 20), &bill.0);
             canvas.text(30, 330, 2, Rgb(90, 90, 90), "AMOUNT DUE");
@@ -599,9 +598,8 @@ pub fn attachment(
 }
 
 /// Period and amount of the subject's latest utility payment, as the bill shows them.
-fn last_utility_bill(view: &View<'_>) -> (String, String) {
-    let latest = view
-        .dossier
+fn last_utility_bill(dossier: &Dossier) -> (String, String) {
+    let latest = dossier
         .countries
         .iter()
         .filter(|c| c.home)
@@ -623,9 +621,9 @@ fn last_utility_bill(view: &View<'_>) -> (String, String) {
         ),
         None => {
             // No bank data (cannot happen for catalog countries): bill 3 % of the salary.
-            let person = &view.dossier.person;
+            let person = &dossier.person;
             (
-                view.dossier.created.format("%m/%Y").to_string(),
+                dossier.created.format("%m/%Y").to_string(),
                 format!(
                     "{} {}",
                     crate::render::tsv::plain_cents(person.salary.cents * 3 / 100),

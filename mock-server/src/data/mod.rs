@@ -9,6 +9,7 @@ pub mod bank;
 pub mod credit;
 pub mod identity;
 pub mod person;
+pub mod scores;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
