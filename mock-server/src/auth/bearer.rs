@@ -71,8 +71,22 @@ pub(crate) fn authenticate_bearer(
     Ok(claims)
 }
 
-fn bearer_token(value: &str) -> Option<&str> {
+/// `Bearer <token>`, scheme case-insensitive; the rate limit reads a request's token the same way.
+pub(crate) fn bearer_token(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_tokens_are_read_case_insensitively_and_trimmed() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer "), None);
+    }
 }

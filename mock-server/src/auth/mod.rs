@@ -37,6 +37,7 @@ use crate::problem::Problem;
 use crate::redact::debug_showing;
 use crate::state::AppState;
 
+pub(crate) use bearer::bearer_token;
 pub use bearer::require_bearer;
 pub use key::{KeyError, SigningKey};
 
