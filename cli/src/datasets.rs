@@ -72,7 +72,7 @@ pub async fn fetch(client: &Client, id: Uuid, name: DatasetName) -> Result<Value
 
 fn warn_deprecated(name: DatasetName) {
     if name.deprecated() {
-        crate::output::note(&format!(
+        crate::terminal::note(&format!(
             "warning: `{}` is deprecated by the service; use `categorizations-summary`",
             name.name()
         ));

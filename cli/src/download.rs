@@ -378,7 +378,7 @@ pub async fn statement(
             Ok(None) => break,
             // A malformed row does not end the stream: report it and go on.
             Err(creditdata_client::Error::Decode(error)) if error.path.is_some() => {
-                crate::output::note(&format!("warning: {error}"));
+                crate::terminal::note(&format!("warning: {error}"));
                 bad_rows += 1;
                 continue;
             }
@@ -399,7 +399,7 @@ pub async fn statement(
     if let Some(table) = table {
         out.text(&table.render())?;
     } else if !out.is_json() {
-        crate::output::note("the statement has no rows");
+        crate::terminal::note("the statement has no rows");
     }
     if bad_rows > 0 {
         return Err(Failure::Partial(format!(

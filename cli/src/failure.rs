@@ -113,7 +113,7 @@ impl Failure {
     /// Prints the message (if any) on stderr and returns the exit code.
     pub fn report(self) -> ExitCode {
         if let Some(message) = self.message() {
-            crate::output::note(&format!("error: {message}"));
+            crate::terminal::note(&format!("error: {message}"));
         }
         ExitCode::from(self.exit_status())
     }

@@ -65,12 +65,6 @@ fn json<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Result<(), Failure> {
     })
 }
 
-/// Writes one line to stderr, through the terminal gate. A closed or broken stderr is ignored
-/// (`eprintln!` would panic).
-pub fn note(text: &str) {
-    let _ = crate::terminal::write_text(&mut std::io::stderr().lock(), &format!("{text}\n"));
-}
-
 /// Any serializable value as a JSON value.
 pub fn to_value<T: Serialize>(value: &T) -> Result<serde_json::Value, Failure> {
     serde_json::to_value(value)

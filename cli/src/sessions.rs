@@ -160,7 +160,7 @@ async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failur
         }
     }
     if printed == 0 && !out.is_json() {
-        crate::output::note("no sessions match");
+        crate::terminal::note("no sessions match");
     }
     Ok(())
 }

@@ -178,6 +178,12 @@ impl<F: Formatter> Formatter for SafeJson<F> {
     }
 }
 
+/// Writes one line to stderr through [`safe_text`]. A closed or broken stderr is ignored
+/// (`eprintln!` would panic).
+pub fn note(text: &str) {
+    let _ = write_text(&mut io::stderr().lock(), &format!("{text}\n"));
+}
+
 /// Standard error for `tracing`: every event's text passes through [`safe_text`]. A character
 /// split across two writes is held back until its end arrives.
 pub struct SafeStderr {

@@ -68,7 +68,7 @@ pub enum ProviderKind {
 }
 
 /// One data provider of one country.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Provider {
     /// The `sourceId` the API reports.
     pub id: &'static str,
@@ -88,7 +88,7 @@ impl Provider {
 }
 
 /// A country the mock has providers for.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Country {
     /// ISO 3166-1 alpha-3.
     pub code: &'static str,

@@ -394,14 +394,9 @@ pub struct TestUser {
     pub email: Option<String>,
 }
 
-impl fmt::Debug for TestUser {
-    // Only the user name: the rest is a secret or personal data.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TestUser")
-            .field("username", &self.username)
-            .finish_non_exhaustive()
-    }
-}
+// The password is a secret; the names and the e-mail address are personal data (a user name
+// may be an e-mail address).
+crate::redact::debug_showing!(TestUser {});
 
 impl TestUser {
     fn check(&self) -> Result<(), ConfigError> {

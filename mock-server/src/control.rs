@@ -11,10 +11,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::{Value, json};
+use uuid::Uuid;
 
 use crate::CONTROL_BODY_LIMIT;
-use crate::api::PathParams;
+use crate::api::path::{SessionPath, ValidPath};
 use crate::catalog;
 use crate::problem::Problem;
 use crate::state::AppState;
@@ -41,6 +43,14 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
 }
 
+/// `{sessionId}/sources/{sourceId}`: the source id is a catalog provider's id.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SourcePath {
+    session_id: Uuid,
+    source_id: String,
+}
+
 async fn health() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
@@ -58,8 +68,11 @@ fn conflict(action: &str, progress: &Progress) -> Problem {
 }
 
 /// The customer completes the onboarding: every pending package gets consent now.
-async fn complete(state: State<Arc<AppState>>, params: PathParams) -> Result<Response, Problem> {
-    customer_step(state, params, "complete the session", |record, now| {
+async fn complete(
+    state: State<Arc<AppState>>,
+    path: ValidPath<SessionPath>,
+) -> Result<Response, Problem> {
+    customer_step(state, path, "complete the session", |record, now| {
         record.complete(now)
     })
     .await
@@ -68,17 +81,20 @@ async fn complete(state: State<Arc<AppState>>, params: PathParams) -> Result<Res
 /// The onboarding e-mail bounces.
 async fn fail_delivery(
     state: State<Arc<AppState>>,
-    params: PathParams,
+    path: ValidPath<SessionPath>,
 ) -> Result<Response, Problem> {
-    customer_step(state, params, "fail the delivery", |record, now| {
+    customer_step(state, path, "fail the delivery", |record, now| {
         record.progress = Progress::DeliveryFailed { at: now };
     })
     .await
 }
 
 /// The deadline passes now.
-async fn expire(state: State<Arc<AppState>>, params: PathParams) -> Result<Response, Problem> {
-    customer_step(state, params, "expire the session", |record, now| {
+async fn expire(
+    state: State<Arc<AppState>>,
+    path: ValidPath<SessionPath>,
+) -> Result<Response, Problem> {
+    customer_step(state, path, "expire the session", |record, now| {
         record.deadline = now;
         record.progress = Progress::Expired { at: now };
     })
@@ -89,11 +105,11 @@ async fn expire(state: State<Arc<AppState>>, params: PathParams) -> Result<Respo
 /// take (anything else is a 409 naming the session's state), and answers the session.
 async fn customer_step(
     State(state): State<Arc<AppState>>,
-    params: PathParams,
+    ValidPath(path): ValidPath<SessionPath>,
     action: &'static str,
     step: impl FnOnce(&mut crate::store::SessionRecord, chrono::DateTime<Utc>) + Send,
 ) -> Result<Response, Problem> {
-    let id = params.session_id()?;
+    let id = path.session_id;
     let now = Utc::now();
     let session = state
         .mutate(id, |record, _| match record.progress {
@@ -110,9 +126,9 @@ async fn customer_step(
 /// The e-mails the service sent to the subject.
 async fn notifications(
     State(state): State<Arc<AppState>>,
-    params: PathParams,
+    ValidPath(path): ValidPath<SessionPath>,
 ) -> Result<Response, Problem> {
-    let id = params.session_id()?;
+    let id = path.session_id;
     let store = state.read_store();
     let record = store
         .sessions
@@ -126,11 +142,11 @@ async fn notifications(
 /// customer has consented to the provider's data.
 async fn set_source_status(
     State(state): State<Arc<AppState>>,
-    params: PathParams,
+    ValidPath(path): ValidPath<SourcePath>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    let id = params.session_id()?;
-    let source_id = params.get("sourceId").to_owned();
+    let id = path.session_id;
+    let source_id = path.source_id;
     known_source(&source_id)?;
     let body = body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -170,10 +186,10 @@ async fn set_source_status(
 /// Removes a forced outcome: the provider behaves as configured again.
 async fn clear_source_status(
     State(state): State<Arc<AppState>>,
-    params: PathParams,
+    ValidPath(path): ValidPath<SourcePath>,
 ) -> Result<Response, Problem> {
-    let id = params.session_id()?;
-    let source_id = params.get("sourceId").to_owned();
+    let id = path.session_id;
+    let source_id = path.source_id;
     known_source(&source_id)?;
     state
         .mutate(id, |record, _| {

@@ -26,12 +26,29 @@ const TYPE_SERVICE_UNAVAILABLE: &str = "https://tools.ietf.org/html/rfc9110#sect
 const TYPE_GATEWAY_TIMEOUT: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.5";
 
 /// An error response: a status and the problem details that explain it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Problem {
     status: StatusCode,
     body: Box<ProblemDetails>,
     www_authenticate: Option<String>,
     allow: Option<String>,
+}
+
+impl std::fmt::Debug for Problem {
+    // The detail and the field messages may quote what the caller sent (an e-mail address) or
+    // the session's subject: only the status, the title and the names of invalid fields show.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let invalid_fields: Option<Vec<&String>> = self
+            .body
+            .errors
+            .as_ref()
+            .map(|errors| errors.keys().collect());
+        f.debug_struct("Problem")
+            .field("status", &self.status)
+            .field("title", &self.body.title)
+            .field("invalid_fields", &invalid_fields)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Problem {

@@ -4,9 +4,10 @@
 use creditdata_client::types::SourceStatus;
 
 use crate::catalog::{self, Dataset};
+use crate::data::scores::score_items;
 use crate::data::{Money, format_cents};
 use crate::render::pdf::PdfDocument;
-use crate::views::{View, score_items};
+use crate::views::View;
 
 fn status_name(status: &SourceStatus) -> String {
     serde_json::to_value(status)

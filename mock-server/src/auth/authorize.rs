@@ -23,8 +23,9 @@ use chrono::{DateTime, Duration, Utc};
 use super::clients::{self, ClientKind};
 use super::codes::CodeGrant;
 use super::grants::{digest, random_token};
+use super::oauth::{is_form_encoded, single_valued};
 use super::pages::{self, ConsentForm, SignInForm};
-use super::{REALM, constant_time_eq, is_form_encoded, single_valued};
+use super::{REALM, constant_time_eq};
 use crate::config::TestUser;
 use crate::state::AppState;
 

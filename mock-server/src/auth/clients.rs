@@ -12,7 +12,7 @@ use axum::response::Response;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::oauth_error;
+use super::oauth::oauth_error;
 use crate::config::MockConfig;
 use crate::state::AppState;
 

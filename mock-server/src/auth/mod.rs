@@ -7,10 +7,13 @@
 //! PEM file, or kept in the state file so tokens survive a restart).
 
 mod authorize;
+mod bearer;
 mod clients;
 mod codes;
 mod discovery;
 pub mod grants;
+mod key;
+mod oauth;
 mod pages;
 mod session_end;
 mod token;
@@ -21,117 +24,28 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
-use p256::elliptic_curve::sec1::ToEncodedPoint;
-use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
+use jsonwebtoken::{Algorithm, Header, Validation, errors::ErrorKind};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
 use crate::config::TestUser;
 use crate::problem::Problem;
+use crate::redact::debug_showing;
 use crate::state::AppState;
+
+pub(crate) use bearer::bearer_token;
+pub use bearer::require_bearer;
+pub use key::{KeyError, SigningKey};
 
 /// The realm name in the issuer path (`{base}/realms/consumer`).
 pub const REALM: &str = "consumer";
 
-/// Why a signing key could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum KeyError {
-    /// The PEM is not a PKCS#8 P-256 private key.
-    #[error("the signing key is not a PKCS#8 PEM P-256 private key: {0}")]
-    Parse(String),
-    /// The key could not be encoded.
-    #[error("the signing key could not be encoded: {0}")]
-    Encode(String),
-}
-
-/// The ES256 signing key and its public forms.
-pub struct SigningKey {
-    kid: String,
-    pkcs8_pem: String,
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-    jwk: serde_json::Value,
-}
-
-impl fmt::Debug for SigningKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SigningKey")
-            .field("kid", &self.kid)
-            .finish_non_exhaustive()
-    }
-}
-
-impl SigningKey {
-    /// A fresh random P-256 key.
-    pub fn generate() -> Result<Self, KeyError> {
-        let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
-        Self::from_secret(&secret)
-    }
-
-    /// The key in a PKCS#8 PEM document.
-    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyError> {
-        let secret =
-            p256::SecretKey::from_pkcs8_pem(pem).map_err(|e| KeyError::Parse(e.to_string()))?;
-        Self::from_secret(&secret)
-    }
-
-    fn from_secret(secret: &p256::SecretKey) -> Result<Self, KeyError> {
-        let der = secret
-            .to_pkcs8_der()
-            .map_err(|e| KeyError::Encode(e.to_string()))?;
-        let pem = secret
-            .to_pkcs8_pem(LineEnding::LF)
-            .map_err(|e| KeyError::Encode(e.to_string()))?;
-        let point = secret.public_key().to_encoded_point(false);
-        let (Some(x), Some(y)) = (point.x(), point.y()) else {
-            return Err(KeyError::Encode(
-                "public key has no affine coordinates".into(),
-            ));
-        };
-        let x = URL_SAFE_NO_PAD.encode(x);
-        let y = URL_SAFE_NO_PAD.encode(y);
-        // The key id is a thumbprint-like digest of the public key, stable for the same key.
-        let kid = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, format!("{x}.{y}").as_bytes())
-            .simple()
-            .to_string();
-        let decoding =
-            DecodingKey::from_ec_components(&x, &y).map_err(|e| KeyError::Encode(e.to_string()))?;
-        let jwk = json!({
-            "kid": kid,
-            "kty": "EC",
-            "alg": "ES256",
-            "use": "sig",
-            "crv": "P-256",
-            "x": x,
-            "y": y,
-        });
-        Ok(SigningKey {
-            kid,
-            pkcs8_pem: pem.to_string(),
-            encoding: EncodingKey::from_ec_der(der.as_bytes()),
-            decoding,
-            jwk,
-        })
-    }
-
-    /// The PKCS#8 PEM (kept in the state file so tokens outlive a restart).
-    pub fn pkcs8_pem(&self) -> &str {
-        &self.pkcs8_pem
-    }
-}
-
 /// The claims of an access token (Keycloak's service-account shape).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Claims {
     /// Expiry, seconds since the epoch.
     pub exp: i64,
@@ -170,7 +84,7 @@ pub struct Claims {
 }
 
 /// The claims of an ID token (OpenID Connect Core §2).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct IdTokenClaims {
     /// Issuer.
     pub iss: String,
@@ -209,7 +123,7 @@ pub struct IdTokenClaims {
 }
 
 /// Who called the API (put in the request's extensions by the bearer check).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Caller {
     /// The client id of the token (`azp`).
     pub client_id: String,
@@ -218,6 +132,33 @@ pub struct Caller {
     /// The signed-in user's display name; `None` for client-credentials tokens.
     pub name: Option<String>,
 }
+
+// A user's name, user name, e-mail address and stable id (`sub`) are personal data.
+debug_showing!(Claims {
+    exp,
+    iat,
+    jti,
+    iss,
+    aud,
+    typ,
+    azp,
+    scope,
+    client_id,
+    sid,
+    auth_time,
+});
+debug_showing!(IdTokenClaims {
+    iss,
+    aud,
+    exp,
+    iat,
+    auth_time,
+    azp,
+    sid,
+    typ,
+    email_verified,
+});
+debug_showing!(Caller { client_id });
 
 impl Caller {
     /// The `createdByName` of what this caller creates: a signed-in user's display name, or
@@ -559,71 +500,6 @@ fn invalid_token(description: impl Into<String>) -> Problem {
     Problem::unauthorized(description, challenge)
 }
 
-/// Axum middleware: refuses the request with 401 unless it carries a valid bearer token.
-pub async fn require_bearer(
-    State(state): State<Arc<AppState>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    match authenticate_bearer(&state, request.headers()) {
-        Ok(claims) => {
-            request.extensions_mut().insert(Caller {
-                client_id: claims.azp,
-                username: claims.preferred_username,
-                name: claims.name,
-            });
-            next.run(request).await
-        }
-        Err(problem) => problem.into_response(),
-    }
-}
-
-/// The claims of the request's bearer token, once its signature, issuer, audience and expiry
-/// check out and neither it nor its sign-in was revoked; otherwise the 401 to send.
-pub(crate) fn authenticate_bearer(
-    state: &AppState,
-    headers: &HeaderMap,
-) -> Result<Claims, Problem> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
-        return Err(Problem::unauthorized(
-            "The request has no Authorization header; send `Authorization: Bearer <access token>` \
-             with a token from the token endpoint.",
-            format!("Bearer realm=\"{REALM}\""),
-        ));
-    };
-    let Some(token) = value.to_str().ok().and_then(bearer_token) else {
-        return Err(Problem::unauthorized(
-            "The Authorization header is not of the form `Bearer <access token>`.",
-            format!("Bearer realm=\"{REALM}\", error=\"invalid_request\""),
-        ));
-    };
-    let claims = state.idp.verify(token)?;
-    let now = Utc::now();
-    let store = state.read_store();
-    if store.identity.is_access_token_revoked(&claims.jti) {
-        return Err(invalid_token("The access token was revoked."));
-    }
-    if let Some(sid) = &claims.sid {
-        let live = uuid::Uuid::parse_str(sid)
-            .ok()
-            .and_then(|sid| store.identity.grant(sid, now))
-            .is_some();
-        if !live {
-            return Err(invalid_token(
-                "The sign-in this access token belongs to has ended (signed out, revoked or \
-                 expired); sign in again.",
-            ));
-        }
-    }
-    Ok(claims)
-}
-
-fn bearer_token(value: &str) -> Option<&str> {
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
 /// The identity provider's routes, under `/realms/{REALM}`.
 pub fn routes() -> Router<Arc<AppState>> {
     let realm = format!("/realms/{REALM}");
@@ -653,63 +529,6 @@ pub fn routes() -> Router<Arc<AppState>> {
             &format!("{protocol}/userinfo"),
             get(session_end::userinfo).post(session_end::userinfo),
         )
-}
-
-/// An RFC 6749 §5.2 error response.
-pub(crate) fn oauth_error(
-    status: StatusCode,
-    error: &str,
-    description: &str,
-    basic_challenge: bool,
-) -> Response {
-    let mut response = (
-        status,
-        axum::Json(json!({ "error": error, "error_description": description })),
-    )
-        .into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
-    if basic_challenge {
-        headers.insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Basic realm=\"consumer\""),
-        );
-    }
-    response
-}
-
-/// Form parameters, each at most once (RFC 6749 §3.1, §3.2): one pass with a map, so the work
-/// grows with the body whatever an anonymous caller sends. The error names the repeated one.
-pub(crate) fn single_valued(form: &[u8]) -> Result<HashMap<String, String>, String> {
-    let mut params: HashMap<String, String> = HashMap::new();
-    for (name, value) in form_urlencoded::parse(form) {
-        match params.entry(name.into_owned()) {
-            std::collections::hash_map::Entry::Occupied(repeated) => {
-                return Err(format!(
-                    "The parameter `{}` is given more than once.",
-                    repeated.key()
-                ));
-            }
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(value.into_owned());
-            }
-        }
-    }
-    Ok(params)
-}
-
-/// Whether the request's body is declared form-encoded.
-pub(crate) fn is_form_encoded(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|media| {
-            media
-                .trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        })
 }
 
 /// Equality whose time depends on the lengths only, not on where the bytes differ.
@@ -774,14 +593,6 @@ mod tests {
         let foreign = stranger.mint(&TokenOptions::default()).expect("mint");
         assert!(idp.verify(&foreign).is_err());
         assert!(idp.verify("not-a-jwt").is_err());
-    }
-
-    #[test]
-    fn key_round_trips_through_pem() {
-        let key = SigningKey::generate().expect("key");
-        let again = SigningKey::from_pkcs8_pem(key.pkcs8_pem()).expect("parse");
-        assert_eq!(key.kid, again.kid);
-        assert!(SigningKey::from_pkcs8_pem("garbage").is_err());
     }
 
     #[test]

@@ -13,9 +13,11 @@ use chrono::{TimeZone as _, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
+use super::bearer::authenticate_bearer;
 use super::clients;
 use super::grants::{RefreshTokenMatch, RevokedAccessToken};
-use super::{authenticate_bearer, is_form_encoded, oauth_error, pages, single_valued};
+use super::oauth::{is_form_encoded, oauth_error, single_valued};
+use super::pages;
 use crate::state::AppState;
 
 /// `POST {issuer}/protocol/openid-connect/revoke` (RFC 7009): a refresh token ends its whole

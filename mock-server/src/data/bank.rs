@@ -9,13 +9,14 @@ use super::credit::CreditData;
 use super::person::Person;
 use super::{Money, RiskTier, fnv1a, item_id, months_back, pick, rng};
 use crate::catalog::Country;
+use crate::redact::debug_showing;
 use creditdata_client::types::ContractType;
 
 /// Months of history an account statement covers (plus the current month so far).
 pub const STATEMENT_MONTHS: u32 = 6;
 
 /// One booked transaction.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Transaction {
     /// Stable id.
     pub id: Uuid,
@@ -37,8 +38,11 @@ pub struct Transaction {
     pub subcategory: &'static str,
 }
 
+// Who was paid, what for and how much is the subject's own business.
+debug_showing!(Transaction { id });
+
 /// A bank account with its statement.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Account {
     /// Stable id (the `accountStatementId`).
     pub id: Uuid,
@@ -62,6 +66,20 @@ pub struct Account {
     pub transactions: Vec<Transaction>,
     /// Months (`YYYY-MM`) the bank did not deliver.
     pub missing_months: Vec<String>,
+}
+
+impl std::fmt::Debug for Account {
+    // The account number and the holder are personal data; the transactions are counted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Account")
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("currency", &self.currency)
+            .field("period_start", &self.period_start)
+            .field("period_end", &self.period_end)
+            .field("transactions", &self.transactions.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Account {

@@ -10,9 +10,10 @@ use uuid::Uuid;
 use super::person::{Address, Person};
 use super::{Money, RiskTier, date_between, item_id, money_between, pick, rng};
 use crate::catalog::Country;
+use crate::redact::debug_showing;
 
 /// An open or closed credit agreement (positive data).
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Tradeline {
     /// Stable id.
     pub id: Uuid,
@@ -36,8 +37,16 @@ pub struct Tradeline {
     pub co_borrowed: bool,
 }
 
+// Creditors, amounts and dates are the subject's credit history: only what identifies an item
+// shows.
+debug_showing!(Tradeline {
+    id,
+    contract_type,
+    status
+});
+
 /// A payment default (negative data).
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct NegativeEntry {
     /// Stable id.
     pub id: Uuid,
@@ -59,8 +68,10 @@ pub struct NegativeEntry {
     pub settled: Option<NaiveDate>,
 }
 
+debug_showing!(NegativeEntry { id, status });
+
 /// A court or insolvency case.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct CourtCase {
     /// Case number.
     pub case_number: String,
@@ -80,8 +91,10 @@ pub struct CourtCase {
     pub claimant: String,
 }
 
+debug_showing!(CourtCase { kind, status });
+
 /// A company the subject is or was involved in.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Company {
     /// Registered name.
     pub name: String,
@@ -93,8 +106,10 @@ pub struct Company {
     pub end: Option<NaiveDate>,
 }
 
+debug_showing!(Company {});
+
 /// One assessment year of taxable income.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Income {
     /// Assessment year.
     pub year: i32,
@@ -106,8 +121,10 @@ pub struct Income {
     pub tax: Money,
 }
 
+debug_showing!(Income { year });
+
 /// A registered property.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Property {
     /// Stable id.
     pub id: Uuid,
@@ -129,8 +146,10 @@ pub struct Property {
     pub assessed_value: Money,
 }
 
+debug_showing!(Property { id, kind });
+
 /// What bureaus and registers of one country hold.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreditData {
     /// Positive tradelines.
     pub positive: Vec<Tradeline>,

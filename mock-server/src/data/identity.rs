@@ -9,9 +9,10 @@ use uuid::Uuid;
 use super::person::{Document, Person};
 use super::{item_id, rng};
 use crate::catalog::Country;
+use crate::redact::debug_showing;
 
 /// One captured image of a verification.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct ImageSpec {
     /// Stable id (the `imageId`).
     pub id: Uuid,
@@ -27,8 +28,17 @@ pub struct ImageSpec {
     pub file_name: String,
 }
 
+// File names carry the subject's name; the document is personal data.
+debug_showing!(ImageSpec {
+    id,
+    kind,
+    mime,
+    width,
+    height
+});
+
 /// One identity verification.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Verification {
     /// Stable id (the `verificationId`).
     pub id: Uuid,
@@ -42,8 +52,10 @@ pub struct Verification {
     pub images: Vec<ImageSpec>,
 }
 
+debug_showing!(Verification { id, method, images });
+
 /// A document the subject handed over.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct AttachmentSpec {
     /// Stable id (the `attachmentId`).
     pub id: Uuid,
@@ -55,8 +67,10 @@ pub struct AttachmentSpec {
     pub file_name: String,
 }
 
+debug_showing!(AttachmentSpec { id, kind, mime });
+
 /// What one identity provider holds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IdentityData {
     /// The verification.
     pub verification: Verification,

@@ -9,6 +9,7 @@ pub mod bank;
 pub mod credit;
 pub mod identity;
 pub mod person;
+pub mod scores;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use uuid::Uuid;
 
 use crate::catalog::{self, Country};
+use crate::redact::debug_showing;
 use crate::store::SessionRecord;
 
 pub use bank::Account;
@@ -122,7 +124,6 @@ pub enum RiskTier {
 }
 
 /// Everything the mock knows about one session's subject, country by country.
-#[derive(Debug)]
 pub struct Dossier {
     /// The session.
     pub session: Uuid,
@@ -136,7 +137,7 @@ pub struct Dossier {
 }
 
 /// What the providers of one country hold about the subject.
-#[derive(Debug)]
+#[derive(PartialEq)]
 pub struct CountryData {
     /// The country.
     pub country: &'static Country,
@@ -210,9 +211,47 @@ impl Dossier {
 }
 
 /// Dossiers by session (and country list), generated on first use.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct DossierCache {
     entries: Mutex<HashMap<(Uuid, String), Arc<Dossier>>>,
+}
+
+debug_showing!(Dossier {
+    session,
+    created,
+    person,
+    countries
+});
+
+/// Two dossiers are equal when they hold the same data (whichever files either rendered).
+impl PartialEq for Dossier {
+    fn eq(&self, other: &Self) -> bool {
+        self.session == other.session
+            && self.created == other.created
+            && self.person == other.person
+            && self.countries == other.countries
+    }
+}
+
+impl std::fmt::Debug for CountryData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CountryData")
+            .field("country", &self.country.code)
+            .field("home", &self.home)
+            .field("credit", &self.credit)
+            .field("accounts", &self.accounts)
+            .field("identity", &self.identity)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for DossierCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cached = self.entries.lock().map_or(0, |entries| entries.len());
+        f.debug_struct("DossierCache")
+            .field("cached", &cached)
+            .finish()
+    }
 }
 
 /// Upper bound of cached dossiers; the cache is cleared when it is reached (regeneration is
@@ -307,17 +346,14 @@ mod tests {
     #[test]
     fn the_same_session_always_yields_the_same_dossier() {
         let record = record(Uuid::from_u128(42), &["FIN", "SWE", "GBR"]);
-        let first = format!("{:?}", Dossier::generate(&record));
-        let second = format!("{:?}", Dossier::generate(&record));
-        assert_eq!(first, second);
-        let other = format!(
-            "{:?}",
-            Dossier::generate(&self::tests::record(
-                Uuid::from_u128(43),
-                &["FIN", "SWE", "GBR"]
-            ))
-        );
-        assert_ne!(first, other);
+        let first = Dossier::generate(&record);
+        let second = Dossier::generate(&record);
+        assert!(first == second);
+        let other = Dossier::generate(&self::tests::record(
+            Uuid::from_u128(43),
+            &["FIN", "SWE", "GBR"],
+        ));
+        assert!(first != other);
     }
 
     #[test]

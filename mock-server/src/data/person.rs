@@ -6,10 +6,11 @@ use serde_json::{Value, json};
 
 use super::{Money, RiskTier, date_between, pick, rng};
 use crate::catalog::{self, COUNTRIES, Country};
+use crate::redact::debug_showing;
 use crate::store::SessionRecord;
 
 /// A postal address.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Address {
     /// Street and house number.
     pub street: String,
@@ -39,7 +40,7 @@ impl Address {
 }
 
 /// An identity document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Document {
     /// `PASSPORT` or `ID_CARD`.
     pub kind: &'static str,
@@ -67,7 +68,7 @@ impl Document {
 }
 
 /// The subject of a session.
-#[derive(Debug, Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Person {
     /// Given name.
     pub given_name: String,
@@ -102,6 +103,14 @@ pub struct Person {
     /// Employer.
     pub employer: &'static str,
 }
+
+// Everything about the subject is personal data; a document shows only what kind it is.
+debug_showing!(Person {});
+debug_showing!(Address { country });
+debug_showing!(Document {
+    kind,
+    issuing_country
+});
 
 impl Person {
     /// The person of `record`.

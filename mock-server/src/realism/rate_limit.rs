@@ -25,7 +25,7 @@ use governor::state::keyed::HashMapStateStore;
 use governor::{Quota, RateLimiter};
 
 use super::connection::Connection;
-use crate::auth::IdentityProvider;
+use crate::auth::{IdentityProvider, bearer_token};
 use crate::problem::Problem;
 
 /// The most requests a limit may allow per window, and the largest burst.
@@ -284,13 +284,6 @@ impl ApiRateLimiter {
     }
 }
 
-/// `Bearer <token>`, scheme case-insensitive (as the token check reads it).
-fn bearer_token(value: &str) -> Option<&str> {
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
 /// Axum middleware: lets the request through while its bucket holds one, else answers 429.
 pub(crate) async fn limit(
     State(limiter): State<Arc<ApiRateLimiter>>,
@@ -408,13 +401,5 @@ mod tests {
             let _ = buckets.admit(&Bucket::Client("bank".into()));
         }
         assert!(buckets.limiter.len() < 256, "{}", buckets.limiter.len());
-    }
-
-    #[test]
-    fn bearer_tokens_are_read_like_the_token_check() {
-        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
-        assert_eq!(bearer_token("bearer  abc "), Some("abc"));
-        assert_eq!(bearer_token("Basic abc"), None);
-        assert_eq!(bearer_token("Bearer "), None);
     }
 }

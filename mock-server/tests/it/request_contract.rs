@@ -4,7 +4,7 @@
 //! only the mock knows, or a limit only the document states, fails here before schemathesis's
 //! `positive_data_acceptance` / `negative_data_rejection` checks find it.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use common::openapi::{EFFECTIVE, validator};
@@ -374,9 +374,10 @@ async fn the_mock_accepts_exactly_the_search_parameters_the_description_allows()
 /// `GET /v1/consumer/packages` answers with.
 #[tokio::test]
 async fn the_conformance_dictionary_lists_the_offered_countries() {
-    let config: toml::Table = include_str!("../../schemathesis.toml")
-        .parse()
-        .expect("schemathesis.toml is TOML");
+    let config: toml::Table =
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemathesis.toml"))
+            .parse()
+            .expect("schemathesis.toml is TOML");
     let mut listed: Vec<String> = config["dictionaries"]["offered-countries"]["values"]
         .as_array()
         .expect("the offered-countries dictionary")

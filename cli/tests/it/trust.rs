@@ -15,6 +15,8 @@ use futures::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use crate::common::command;
+
 /// What a hostile server puts in every string it controls: an OSC title change with BEL, a
 /// screen clear, a colour, an 8-bit CSI, a carriage return (overwrites the line), bidi
 /// overrides and isolates, a zero-width space, DEL, a line separator and a BOM.
@@ -195,24 +197,6 @@ async fn hostile_server(slow_pdf: Arc<SlowPdf>) -> SocketAddr {
         let _ = axum::serve(listener, app).await;
     });
     address
-}
-
-fn command(dir: &Path, vars: &[(&str, String)], args: &[&str]) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_creditdata"));
-    for (name, _) in std::env::vars() {
-        if name.starts_with("CREDITDATA_") || name == "RUST_LOG" {
-            command.env_remove(name);
-        }
-    }
-    command
-        .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    command
 }
 
 async fn run(dir: &Path, vars: &[(&str, String)], args: &[&str]) -> Output {

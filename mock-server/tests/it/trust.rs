@@ -1,7 +1,7 @@
 //! Issue 8, items 13–16: the mock holds up against a careless disk, a hostile web page, a
 //! hostile unauthenticated caller and hostile command-line values.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;

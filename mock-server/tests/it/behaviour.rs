@@ -1,7 +1,7 @@
 //! Validation, the session search, the session's rules over time, provider statuses, the served
 //! descriptions and persistence across a restart.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -618,4 +618,128 @@ async fn state_survives_a_restart() {
         "only the state file, no temporary files"
     );
     restarted.shutdown().await;
+}
+
+/// Every path of the description with an id, and its methods (`$ref`ed path items aside).
+fn operations_with_ids() -> Vec<(Method, String)> {
+    let document: Value =
+        serde_json::from_str(common::openapi::EFFECTIVE).expect("effective description");
+    let mut operations = Vec::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        if !path.contains('{') {
+            continue;
+        }
+        for method in ["get", "put", "post", "patch", "delete"] {
+            if item.get(method).is_some() {
+                let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+                operations.push((method, path.clone()));
+            }
+        }
+    }
+    operations
+}
+
+/// `template` with `sessionId` and every other parameter replaced.
+fn fill(template: &str, session_id: &str, other: &str) -> String {
+    let mut path = String::new();
+    for (i, part) in template.split('{').enumerate() {
+        if i == 0 {
+            path.push_str(part);
+            continue;
+        }
+        let (name, rest) = part.split_once('}').expect("closed parameter");
+        path.push_str(if name == "sessionId" {
+            session_id
+        } else {
+            other
+        });
+        path.push_str(rest);
+    }
+    path
+}
+
+async fn call(harness: &Harness, method: Method, path: &str) -> (u16, Value) {
+    let response = harness
+        .http
+        .request(method, harness.url(path))
+        .header(common::CONTROL_HEADER, "1")
+        .send()
+        .await
+        .expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn every_path_parameter_is_read_by_its_name() {
+    let harness = Harness::start().await;
+    let created = harness
+        .create("paths@example.com", everything(&["FIN"]))
+        .await;
+    let session = created["id"].as_str().expect("id").to_owned();
+    harness.complete(&session).await;
+    let operations = operations_with_ids();
+    assert!(operations.len() >= 29, "{operations:?}");
+    let control = [
+        (Method::POST, "/_mock/sessions/{sessionId}/complete"),
+        (Method::POST, "/_mock/sessions/{sessionId}/fail-delivery"),
+        (Method::POST, "/_mock/sessions/{sessionId}/expire"),
+        (Method::GET, "/_mock/sessions/{sessionId}/notifications"),
+        (
+            Method::PUT,
+            "/_mock/sessions/{sessionId}/sources/{sourceId}/status",
+        ),
+        (
+            Method::DELETE,
+            "/_mock/sessions/{sessionId}/sources/{sourceId}/status",
+        ),
+    ]
+    .map(|(method, path)| (method, path.to_owned()));
+
+    // A malformed session id is a validation problem naming `sessionId`, before anything else
+    // in the path or the body is looked at.
+    for (method, template) in operations.iter().chain(&control) {
+        let path = fill(template, "not-a-uuid", "also-not-a-uuid");
+        let (status, body) = call(&harness, method.clone(), &path).await;
+        assert_eq!(status, 400, "{method} {path}: {body}");
+        assert_eq!(
+            body["errors"],
+            json!({ "sessionId": ["The value 'not-a-uuid' is not a valid UUID."] }),
+            "{method} {path}"
+        );
+    }
+
+    // With a real session, a malformed source file id is named in turn; the other ids are the
+    // service's own strings, so an unknown one is not found (never read as an empty name).
+    for (method, template) in &operations {
+        let path = fill(template, &session, "not-a-uuid");
+        if template.contains("{sourceFileId}") {
+            let (status, body) = call(&harness, method.clone(), &path).await;
+            assert_eq!(status, 400, "{method} {path}: {body}");
+            assert_eq!(
+                body["errors"],
+                json!({ "sourceFileId": ["The value 'not-a-uuid' is not a valid UUID."] }),
+                "{method} {path}"
+            );
+        } else if template.matches('{').count() > 1 {
+            let (status, body) = call(&harness, method.clone(), &path).await;
+            assert_eq!(status, 404, "{method} {path}: {body}");
+            let detail = body["detail"].as_str().expect("detail");
+            assert!(detail.contains("'not-a-uuid'"), "{method} {path}: {detail}");
+        }
+    }
+    let (status, body) = call(
+        &harness,
+        Method::PUT,
+        &format!("/_mock/sessions/{session}/sources/NOT_A_PROVIDER/status"),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("'NOT_A_PROVIDER'"),
+        "{body}"
+    );
 }

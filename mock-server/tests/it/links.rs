@@ -3,7 +3,7 @@
 //! test follows them against the mock as a link-following tool would (schemathesis's stateful
 //! phase), evaluating each runtime expression on the real answers, and nothing else.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

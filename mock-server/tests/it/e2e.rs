@@ -1,7 +1,7 @@
 //! The generated client against the in-process mock, through a whole session life: create,
 //! consent, every dataset, every download, extend, PATCH, expiry.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

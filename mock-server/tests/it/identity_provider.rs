@@ -1,7 +1,7 @@
 //! The identity provider: discovery, JWKS, the client-credentials grant and its RFC 6749 errors,
 //! and the bearer check of the API (missing, malformed, badly signed, expired, wrong audience).
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::Harness;

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: an in-process mock on 127.0.0.1:0, a token from its
 //! token endpoint, and a reqwest client that sends it.
-#![allow(dead_code)]
 
 pub mod openapi;
 

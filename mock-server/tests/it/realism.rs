@@ -1,7 +1,7 @@
 //! Issue 10, item 1: a realistic mock. Latency, the service's rate limit and faults, all off
 //! by default; behaviour only, never how long anything took.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};

@@ -2,16 +2,14 @@
 //! effective API description (OpenAPI 3.0 `nullable` turned into JSON Schema 2020-12 unions),
 //! and every status code checked to be one the description documents for the operation.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
-use common::openapi::convert;
+use common::openapi::{EFFECTIVE, convert};
 use common::{Harness, everything};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
-
-const EFFECTIVE: &str = include_str!("../../spec/openapi.effective.json");
 
 struct Contract {
     document: Value,

@@ -1,13 +1,11 @@
-//! The mock's state: its sessions, how they move through their life, and the state file that
-//! keeps them across restarts.
+//! The mock's state: its sessions and how they move through their life; [`state_file`] keeps
+//! them across restarts.
 //!
 //! Time-driven transitions (auto-completion, a passed deadline) are a pure function of a record
 //! and the clock ([`SessionRecord::settle`]): reads settle a copy, writes settle the stored record
 //! first, so nothing depends on a background timer.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use creditdata_client::types::{
@@ -18,9 +16,14 @@ use uuid::Uuid;
 
 use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
+use crate::redact::debug_showing;
+
+mod state_file;
+
+pub use state_file::{STATE_VERSION, StateError, StateFile};
 
 /// A session as the mock stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRecord {
     /// Session id.
@@ -117,7 +120,7 @@ impl Progress {
 }
 
 /// An e-mail the service sent to the subject.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Notification {
     /// When.
@@ -127,6 +130,19 @@ pub struct Notification {
     /// To whom.
     pub to: String,
 }
+
+// The subject's e-mail address and the creator's name are personal data.
+debug_showing!(SessionRecord {
+    id,
+    created_at,
+    organizational_unit_name,
+    countries,
+    deadline,
+    progress,
+    notifications,
+    source_overrides,
+});
+debug_showing!(Notification { sent_at, kind });
 
 /// Why an e-mail was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -321,7 +337,7 @@ pub fn package_output(package: DataPackageInput) -> DataPackage {
 }
 
 /// All sessions, and who is signed in.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Store {
     /// Sessions by id.
     pub sessions: HashMap<Uuid, SessionRecord>,
@@ -329,142 +345,20 @@ pub struct Store {
     pub identity: IdentityState,
 }
 
-/// The state file's content (its `Debug` shows neither the key nor the sessions).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StateFile {
-    /// Format version.
-    pub version: u32,
-    /// The token signing key (PKCS#8 PEM), so tokens outlive a restart.
-    pub signing_key_pem: Option<String>,
-    /// Sessions, oldest first.
-    pub sessions: Vec<SessionRecord>,
-    /// Users' sign-ins (refresh tokens as digests) and revoked access tokens; absent in files
-    /// written before users could sign in.
-    #[serde(default)]
-    pub identity: IdentityState,
-}
-
-/// Current state-file format.
-pub const STATE_VERSION: u32 = 1;
-
-/// Why the state file could not be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum StateError {
-    /// I/O.
-    #[error("state file {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// Not a state file of this version.
-    #[error("state file {path} is not a creditdata-mock state file: {message}")]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-impl StateFile {
-    /// Reads `path`; a missing file is `Ok(None)`.
-    pub fn load(path: &Path) -> Result<Option<StateFile>, StateError> {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(StateError::Io {
-                    path: path.to_owned(),
-                    source,
-                });
-            }
-        };
-        let state: StateFile =
-            serde_json::from_slice(&bytes).map_err(|error| StateError::Format {
-                path: path.to_owned(),
-                message: error.to_string(),
-            })?;
-        if state.version != STATE_VERSION {
-            return Err(StateError::Format {
-                path: path.to_owned(),
-                message: format!(
-                    "version {} (this mock reads version {STATE_VERSION})",
-                    state.version
-                ),
-            });
-        }
-        Ok(Some(state))
-    }
-
-    /// Writes `path` so that it always holds one whole state, readable by its owner alone (it
-    /// holds the signing key and e-mail addresses): a new temporary file in the same directory
-    /// (random name, created exclusively with mode 0600, so nothing already there is written
-    /// through), synced, renamed over `path`, and the directory synced so the rename survives a
-    /// crash. On any failure the temporary file is removed and `path` is untouched.
-    pub fn save(&self, path: &Path) -> Result<(), StateError> {
-        let io = |source| StateError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let bytes = serde_json::to_vec_pretty(self).map_err(|error| StateError::Format {
-            path: path.to_owned(),
-            message: error.to_string(),
-        })?;
-        let directory = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let file_name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "state".into());
-        // tempfile opens with O_CREAT | O_EXCL and mode 0600 on Unix.
-        let mut temporary = tempfile::Builder::new()
-            .prefix(&format!(".{file_name}."))
-            .suffix(".tmp")
-            .tempfile_in(&directory)
-            .map_err(io)?;
-        temporary.write_all(&bytes).map_err(io)?;
-        temporary.as_file().sync_all().map_err(io)?;
-        temporary.persist(path).map_err(|error| io(error.error))?;
-        sync_directory(&directory).map_err(io)
-    }
-}
-
-impl std::fmt::Debug for StateFile {
+impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StateFile")
-            .field("version", &self.version)
-            .field(
-                "signing_key_pem",
-                &self.signing_key_pem.as_ref().map(|_| "<redacted>"),
-            )
+        f.debug_struct("Store")
             .field("sessions", &self.sessions.len())
             .field("identity", &self.identity)
             .finish()
     }
 }
 
-/// Makes a rename in `directory` durable.
-#[cfg(unix)]
-fn sync_directory(directory: &Path) -> std::io::Result<()> {
-    std::fs::File::open(directory)?.sync_all()
-}
-
-/// Windows has no directory handles to sync; the rename is as durable as the file system makes it.
-#[cfg(not(unix))]
-fn sync_directory(_directory: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn record(now: DateTime<Utc>) -> SessionRecord {
+    pub(super) fn record(now: DateTime<Utc>) -> SessionRecord {
         SessionRecord {
             id: Uuid::nil(),
             created_at: now,
@@ -510,27 +404,5 @@ mod tests {
             Some(now + ChronoDuration::seconds(60))
         );
         assert!(settled.identified());
-    }
-
-    #[test]
-    fn state_file_round_trips_atomically() {
-        let directory = tempfile::tempdir().expect("tempdir");
-        let path = directory.path().join("state.json");
-        assert!(StateFile::load(&path).expect("load").is_none());
-        let now = Utc::now();
-        let state = StateFile {
-            version: STATE_VERSION,
-            signing_key_pem: None,
-            sessions: vec![record(now)],
-            identity: IdentityState::default(),
-        };
-        state.save(&path).expect("save");
-        let loaded = StateFile::load(&path).expect("load").expect("present");
-        assert_eq!(loaded.sessions.len(), 1);
-        assert_eq!(loaded.sessions[0].created_at, now);
-        let leftovers = std::fs::read_dir(directory.path()).expect("dir").count();
-        assert_eq!(leftovers, 1, "no temporary file is left behind");
-        std::fs::write(&path, b"{").expect("write");
-        assert!(StateFile::load(&path).is_err());
     }
 }

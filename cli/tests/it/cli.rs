@@ -7,6 +7,8 @@ use std::time::Duration;
 use creditdata_mock::{MockConfig, MockServer};
 use serde_json::Value;
 
+use crate::common::command;
+
 /// A mock whose providers answer at once and never fail, so datasets are complete as soon as
 /// the customer has given consent.
 async fn mock() -> MockServer {
@@ -21,18 +23,10 @@ async fn mock() -> MockServer {
 
 /// Runs `creditdata` with `args` in `dir`, with exactly these `CREDITDATA_*` variables.
 async fn creditdata(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_creditdata"));
-    for (name, _) in std::env::vars() {
-        if name.starts_with("CREDITDATA_") || name == "RUST_LOG" {
-            command.env_remove(name);
-        }
-    }
-    command
-        .envs(vars.iter().copied())
-        .args(args)
-        .current_dir(dir)
-        .kill_on_drop(true);
-    command.output().await.expect("the binary runs")
+    command(dir, vars, args)
+        .output()
+        .await
+        .expect("the binary runs")
 }
 
 /// The mock's address and credentials, as a user exports them.

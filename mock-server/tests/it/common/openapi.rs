@@ -3,7 +3,10 @@
 use serde_json::{Map, Value, json};
 
 /// The effective description the client is generated from.
-pub const EFFECTIVE: &str = include_str!("../../../spec/openapi.effective.json");
+pub const EFFECTIVE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../spec/openapi.effective.json"
+));
 
 /// OpenAPI 3.0 schema → JSON Schema 2020-12.
 pub fn convert(schema: &Value) -> Value {

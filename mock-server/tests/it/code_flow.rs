@@ -3,7 +3,7 @@
 //! does not follow redirects (the redirect to the application is read from `Location`), then
 //! the token, refresh, revocation and logout endpoints as the application calls them.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,0 +1,6 @@
+//! The `creditdata` binary's integration tests, linked into one test binary. They run the binary
+//! as child processes, so none of them needs a process of its own.
+
+mod cli;
+mod common;
+mod trust;

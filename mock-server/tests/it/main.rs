@@ -1,0 +1,15 @@
+//! The mock's integration tests, one module per concern, linked into one test binary (each
+//! binary links the whole mock and the generated client again). Nothing here needs a process of
+//! its own: no test installs a global subscriber or changes the environment or the working
+//! directory, and the tests that start the `creditdata-mock` binary do so as child processes.
+
+mod behaviour;
+mod code_flow;
+mod common;
+mod e2e;
+mod identity_provider;
+mod links;
+mod realism;
+mod request_contract;
+mod schema;
+mod trust;
