@@ -441,9 +441,8 @@ async fn resend_notification(
                 }
                 Progress::DeliveryFailed { at } => {
                     return Err(Problem::bad_request(format!(
-                        "Delivery to {} failed at {at}; resending to the same address would fail again. \
-                         Create a new session with a working e-mail address.",
-                        record.subject_email
+                        "Delivery of the onboarding e-mail failed at {at}; resending to the same \
+                         address would fail again. Create a new session with a working e-mail address."
                     )));
                 }
             }

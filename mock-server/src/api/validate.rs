@@ -200,8 +200,10 @@ pub fn subject_email(body: &Value, errors: &mut FieldErrors) -> Option<String> {
             } else {
                 errors.add(
                     "subjectEmail",
+                    // Not echoed: a mistyped address is still personal data, and problem
+                    // details end up in clients' error messages and logs.
                     format!(
-                        "The value '{email}' is not an e-mail address of at most {MAX_EMAIL_CHARS} characters."
+                        "The subjectEmail value is not an e-mail address of at most {MAX_EMAIL_CHARS} characters."
                     ),
                 );
                 None
