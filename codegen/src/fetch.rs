@@ -74,7 +74,7 @@ pub struct Vendored {
 /// What went wrong. Every variant but [`FetchError::Write`] leaves the vendored copy untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     ReadSource {
         path: PathBuf,
         #[source]
@@ -132,8 +132,9 @@ pub enum FetchError {
         count: usize,
         pointers: Vec<String>,
     },
-    #[error("{source}{}", if replaced.is_empty() { String::new() } else { format!(" (already replaced: {}; fetch again to finish)", replaced.join(", ")) })]
+    #[error("replacing the vendored copy failed{}", if replaced.is_empty() { String::new() } else { format!(" (already replaced: {}; fetch again to finish)", replaced.join(", ")) })]
     Write {
+        #[source]
         source: DocumentError,
         /// The files replaced before the failure.
         replaced: Vec<String>,

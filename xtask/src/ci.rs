@@ -3,6 +3,7 @@
 use std::process::Command;
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
@@ -19,22 +20,21 @@ pub struct CiArgs {
 /// One check: a name and how to run it.
 struct Step {
     name: &'static str,
-    run: Box<dyn Fn() -> Result<(), String>>,
+    run: Box<dyn Fn() -> anyhow::Result<()>>,
 }
 
-fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> Result<(), String>> {
+fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> anyhow::Result<()>> {
     Box::new(move || {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(&cargo)
             .args(args)
             .current_dir(workspace_root())
             .status()
-            .map_err(|e| format!("cannot run {cargo}: {e}"))?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+            .with_context(|| format!("cannot run {cargo}"))?;
+        if !status.success() {
+            bail!("`cargo {}` failed ({status})", args.join(" "));
         }
+        Ok(())
     })
 }
 
@@ -65,30 +65,24 @@ fn steps() -> Vec<Step> {
         },
         Step {
             name: "conformance",
-            run: Box::new(|| {
-                conformance::run(conformance::ConformanceArgs::ci_defaults())
-                    .map_err(|e| format!("error: {e:#}"))
-            }),
+            run: Box::new(|| conformance::run(conformance::ConformanceArgs::ci_defaults())),
         },
         Step {
             name: "quickstart",
-            run: Box::new(|| quickstart::run().map_err(|e| format!("error: {e:#}"))),
+            run: Box::new(quickstart::run),
         },
         Step {
             name: "consumer-app",
-            run: Box::new(|| consumer_app::run().map_err(|e| format!("error: {e:#}"))),
+            run: Box::new(consumer_app::run),
         },
     ]
 }
 
 /// Runs every step (a failure does not stop the others), then prints one summary line.
-pub fn run(args: &CiArgs) -> Result<(), String> {
+pub fn run(args: &CiArgs) -> anyhow::Result<()> {
     let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
     if let Some(unknown) = args.skip.iter().find(|s| !known.contains(&s.as_str())) {
-        return Err(format!(
-            "error: unknown step {unknown:?}; steps are: {}",
-            known.join(", ")
-        ));
+        bail!("unknown step {unknown:?}; steps are: {}", known.join(", "));
     }
     let mut failed = Vec::new();
     let mut passed = 0;
@@ -110,8 +104,9 @@ pub fn run(args: &CiArgs) -> Result<(), String> {
                     started.elapsed().as_secs_f64()
                 );
             }
-            Err(message) => {
-                eprintln!("{message}");
+            Err(e) => {
+                // Each failed step is reported as it happens; the run goes on.
+                eprintln!("{}", crate::error_line(&e));
                 println!(
                     "== {}: FAILED ({:.0} s)",
                     step.name,
@@ -125,9 +120,8 @@ pub fn run(args: &CiArgs) -> Result<(), String> {
         "ci: {passed} passed, {} failed, {skipped} skipped",
         failed.len()
     );
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("error: failed steps: {}", failed.join(", ")))
+    if !failed.is_empty() {
+        bail!("failed steps: {}", failed.join(", "));
     }
+    Ok(())
 }

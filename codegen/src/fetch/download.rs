@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, MAX_POINTERS, Urls, differences};
 use crate::document::{self, Format, json_type};
+use crate::error_chain;
 
 /// How downloads behave.
 #[derive(Debug, Clone)]
@@ -126,20 +127,6 @@ fn describe_request_error(e: reqwest::Error, timeout: Duration) -> String {
         "the request failed".into()
     };
     format!("{kind}: {}", error_chain(&e.without_url()))
-}
-
-/// The error and its sources, `: `-separated, without repeats (hyper repeats its causes).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut next = Some(e);
-    while let Some(err) = next {
-        let text = err.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        next = err.source();
-    }
-    parts.join(": ")
 }
 
 /// Checks downloaded documents: each UTF-8, parses (the JSON as JSON, the YAML as YAML), is an

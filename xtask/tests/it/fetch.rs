@@ -217,11 +217,11 @@ fn an_unreachable_publisher_is_a_clear_error_and_writes_nothing() {
     let (out, _, stderr) = xtask(dir.path(), &["--url", &url]);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains(&format!("error: cannot reach {url}: ")),
+        stderr.contains(&format!(": cannot reach {url}: ")),
         "{stderr}"
     );
     assert!(
-        stderr.contains("nothing was written: the vendored copy in"),
+        stderr.contains("error: fetch failed; nothing was written, the vendored copy in"),
         "{stderr}"
     );
     assert_eq!(snapshot(dir.path()), before);
@@ -245,4 +245,24 @@ fn a_url_without_a_known_extension_asks_for_both() {
     let (out, _, stderr) = xtask(dir.path(), &["--url", "http://127.0.0.1:9/openapi"]);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--json-url and --yaml-url"), "{stderr}");
+}
+
+#[test]
+fn an_error_is_printed_once_with_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let source = missing.join("source.toml");
+    let cause = std::fs::read(&source).unwrap_err().to_string();
+    let (out, stdout, stderr) = xtask(&missing, &[]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: fetch failed; nothing was written, the vendored copy in {} is unchanged: \
+             cannot read {}: {cause}\n",
+            missing.display(),
+            source.display()
+        ),
+        "one line: `error: `, what failed, then its cause, each once"
+    );
 }
