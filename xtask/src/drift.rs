@@ -15,7 +15,7 @@ use anyhow::Context;
 use clap::{ArgGroup, Args};
 use creditdata_codegen::diff::{self, Side};
 use creditdata_codegen::document;
-use creditdata_codegen::fetch::{self, Options, Source, Urls};
+use creditdata_codegen::fetch::{self, Options, Source, Urls, redacted_url};
 use creditdata_codegen::pipeline::Layout;
 
 use crate::regen::{self, Previous, ReportFormat, workspace_root};
@@ -76,8 +76,8 @@ pub fn run(args: &DriftArgs) -> anyhow::Result<u8> {
             };
             eprintln!(
                 "fetching {} and {}",
-                redacted(&urls.json),
-                redacted(&urls.yaml)
+                redacted_url(&urls.json),
+                redacted_url(&urls.yaml)
             );
             let options = Options {
                 timeout: Duration::from_secs(args.timeout.max(1)),
@@ -113,42 +113,4 @@ pub fn run(args: &DriftArgs) -> anyhow::Result<u8> {
     }
     print!("{}", args.report.render(&report));
     Ok(report.exit_code())
-}
-/// An address fit for a log: no user name, password or query (a signed URL's token would be in
-/// one of them).
-fn redacted(url: &str) -> String {
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    let (base, rest) = url.split_at(end);
-    let shown = match base.split_once("://") {
-        Some((scheme, after)) => {
-            let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
-            let host = authority
-                .rsplit_once('@')
-                .map_or(authority, |(_, host)| host);
-            format!("{scheme}://{host}{path}")
-        }
-        None => base.to_string(),
-    };
-    if rest.starts_with('?') {
-        format!("{shown}?…")
-    } else {
-        shown
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn addresses_are_logged_without_credentials_or_query() {
-        assert_eq!(
-            redacted("https://user:secret@example.test/openapi/v1.json?sig=abc&exp=1"),
-            "https://example.test/openapi/v1.json?…"
-        );
-        assert_eq!(
-            redacted("http://127.0.0.1:8080/v1.json"),
-            "http://127.0.0.1:8080/v1.json"
-        );
-    }
 }

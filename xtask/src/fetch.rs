@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use clap::{ArgGroup, Args};
-use creditdata_codegen::fetch::{self, FetchError, Options, Source, Urls, VendoredCopy};
+use creditdata_codegen::fetch::{
+    self, FetchError, Options, Source, Urls, VendoredCopy, redacted_url,
+};
 
 use crate::regen::workspace_root;
 
@@ -81,7 +83,11 @@ pub fn run(args: &FetchArgs, spec_dir: &Path) -> Result<bool, FetchError> {
         (None, Some(json), Some(yaml)) => Urls::new(json, yaml)?,
         _ => source.publisher_urls(&spec_dir.join(fetch::SOURCE_FILE))?,
     };
-    eprintln!("fetching {} and {}", urls.json, urls.yaml);
+    eprintln!(
+        "fetching {} and {}",
+        redacted_url(&urls.json),
+        redacted_url(&urls.yaml)
+    );
     let options = Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
         ..Options::default()

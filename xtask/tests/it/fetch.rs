@@ -266,3 +266,28 @@ fn an_error_is_printed_once_with_its_cause_once() {
         "one line: `error: `, what failed, then its cause, each once"
     );
 }
+
+#[test]
+fn a_signed_address_is_logged_and_reported_without_its_token() {
+    let (json, yaml) = vendored();
+    let base = serve(vec![("/v1.json", json), ("/v1.yaml", yaml)]);
+    let dir = spec_copy();
+    let signed = format!("{base}/v1.json?X-Amz-Signature=very-secret-token");
+    let (out, stdout, stderr) = xtask(dir.path(), &["--url", &signed]);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("fetching {base}/v1.json?… and {base}/v1.yaml?…")),
+        "{stderr}"
+    );
+    assert!(!format!("{stdout}{stderr}").contains("very-secret-token"));
+
+    // A failure names the address too, the same way.
+    let signed = format!("{base}/gone.json?X-Amz-Signature=very-secret-token");
+    let (out, stdout, stderr) = xtask(dir.path(), &["--url", &signed]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("{base}/gone.json?… answered 404")),
+        "{stderr}"
+    );
+    assert!(!format!("{stdout}{stderr}").contains("very-secret-token"));
+}
