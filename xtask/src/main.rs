@@ -35,7 +35,8 @@ enum Command {
     /// Run schemathesis against the local mock with the effective description: no server
     /// errors, no response that violates the description, no undocumented status code.
     Conformance(conformance::ConformanceArgs),
-    /// Run every check CI runs: formatting, lints, drift, tests, conformance, the quickstart.
+    /// Run every check CI runs: formatting, lints, the generated files (check), tests, conformance,
+    /// the quickstart, the consumer app.
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
     Fetch(fetch::FetchArgs),
