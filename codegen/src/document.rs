@@ -65,13 +65,13 @@ impl fmt::Display for Format {
 /// A document that could not be read, parsed or written.
 #[derive(Debug, thiserror::Error)]
 pub enum DocumentError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Write {
         path: PathBuf,
         #[source]
@@ -196,6 +196,27 @@ mod tests {
         assert!(
             e.to_string().contains("o.yaml is not valid YAML (line"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_shows_its_cause_once_in_a_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let cause = std::fs::read(&missing).unwrap_err().to_string();
+        let e = load(&missing).unwrap_err();
+        let expected = format!("cannot read {}: {cause}", missing.display());
+        assert_eq!(format!("{:#}", anyhow::Error::new(e)), expected);
+
+        // A directory that is a file cannot hold the output.
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let target = file.join("out.json");
+        let e = write_atomic(&target, b"x").unwrap_err();
+        let cause = std::error::Error::source(&e).unwrap().to_string();
+        assert_eq!(
+            format!("{:#}", anyhow::Error::new(e)),
+            format!("cannot write {}: {cause}", target.display())
         );
     }
 

@@ -74,7 +74,7 @@ pub struct Vendored {
 /// What went wrong. Every variant but [`FetchError::Write`] leaves the vendored copy untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     ReadSource {
         path: PathBuf,
         #[source]
@@ -132,8 +132,9 @@ pub enum FetchError {
         count: usize,
         pointers: Vec<String>,
     },
-    #[error("{source}{}", if replaced.is_empty() { String::new() } else { format!(" (already replaced: {}; fetch again to finish)", replaced.join(", ")) })]
+    #[error("replacing the vendored copy failed{}", if replaced.is_empty() { String::new() } else { format!(" (already replaced: {}; fetch again to finish)", replaced.join(", ")) })]
     Write {
+        #[source]
         source: DocumentError,
         /// The files replaced before the failure.
         replaced: Vec<String>,
@@ -191,8 +192,8 @@ impl Source {
         if p.placeholder || is_invalid_host(&p.json_url) || is_invalid_host(&p.yaml_url) {
             return Err(FetchError::Placeholder {
                 path: path.to_path_buf(),
-                json_url: p.json_url.clone(),
-                yaml_url: p.yaml_url.clone(),
+                json_url: redacted_url(&p.json_url),
+                yaml_url: redacted_url(&p.yaml_url),
             });
         }
         Urls::new(&p.json_url, &p.yaml_url)
@@ -269,16 +270,58 @@ impl Urls {
 
 fn no_extension(url: &str) -> FetchError {
     FetchError::BadUrl {
-        url: url.to_string(),
+        url: redacted_url(url),
         message: "its path does not end in .json, .yaml or .yml, so the other document's \
                   address cannot be derived from it: give both with --json-url and --yaml-url"
             .into(),
     }
 }
 
+/// An address fit for a log or an error message: no user name, password, query or fragment (a
+/// pre-signed address carries its token in the query, some in the user info). A query is shown
+/// as `?…` so the reader still sees there was one.
+pub fn redacted_url(url: &str) -> String {
+    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+        return redacted_unparsed(url);
+    };
+    let had_query = parsed.query().is_some();
+    // These fail only for addresses that cannot carry credentials, which then have none.
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    parsed.set_query(None);
+    parsed.set_fragment(None);
+    let mut shown = String::from(parsed);
+    if had_query {
+        shown.push_str("?…");
+    }
+    shown
+}
+
+/// [`redacted_url`] for text that is not a URL (an address mistyped on the command line): the
+/// same parts are cut by their delimiters.
+fn redacted_unparsed(text: &str) -> String {
+    let end = text.find(['?', '#']).unwrap_or(text.len());
+    let (base, rest) = text.split_at(end);
+    let (scheme, after) = base.split_once("://").unwrap_or(("", base));
+    let authority_end = after.find('/').unwrap_or(after.len());
+    let (authority, path) = after.split_at(authority_end);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let mut shown = if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    };
+    if rest.starts_with('?') {
+        shown.push_str("?…");
+    }
+    shown
+}
+
 fn check_url(url: &str) -> Result<reqwest::Url, FetchError> {
     let bad = |message: String| FetchError::BadUrl {
-        url: url.to_string(),
+        url: redacted_url(url),
         message,
     };
     let parsed = reqwest::Url::parse(url).map_err(|e| bad(e.to_string()))?;
@@ -381,6 +424,50 @@ fn walk(old: &Value, new: &Value, at: &mut String, keep: usize, out: &mut Differ
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn addresses_are_shown_without_credentials_query_or_fragment() {
+        assert_eq!(
+            redacted_url("https://user:secret@example.test/openapi/v1.json?sig=abc&exp=1#top"),
+            "https://example.test/openapi/v1.json?…"
+        );
+        assert_eq!(
+            redacted_url("http://127.0.0.1:8080/v1.json"),
+            "http://127.0.0.1:8080/v1.json"
+        );
+        assert_eq!(
+            redacted_url("https://token@example.test/v1.yaml#frag"),
+            "https://example.test/v1.yaml"
+        );
+        // Not a URL at all (mistyped): the same parts are still cut.
+        assert_eq!(
+            redacted_url("example.test:x/v1.json?sig=abc"),
+            "example.test:x/v1.json?…"
+        );
+        assert_eq!(
+            redacted_url("https://user:se cret@exa mple/v1.json?sig=abc"),
+            "https://exa mple/v1.json?…"
+        );
+    }
+
+    #[test]
+    fn errors_about_an_address_do_not_show_its_token() {
+        for e in [
+            Urls::from_one("https://user:pw@h.example/openapi?sig=very-secret").unwrap_err(),
+            Urls::from_one("ftp://h.example/a.json?sig=very-secret").unwrap_err(),
+            Urls::new(
+                "https://h.example/a.json?sig=very-secret",
+                "not a url?sig=very-secret",
+            )
+            .unwrap_err(),
+        ] {
+            let shown = format!("{e} {e:?}");
+            assert!(
+                !shown.contains("very-secret") && !shown.contains("pw@"),
+                "{shown}"
+            );
+        }
+    }
 
     #[test]
     fn one_url_gives_the_other_by_swapping_the_extension() {

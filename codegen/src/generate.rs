@@ -18,6 +18,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::call_methods;
+use crate::document::{self, pointer};
 use crate::open_enums::{self, OpenEnumPlan};
 use crate::path_segments;
 
@@ -150,46 +151,38 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
     for segment in path.iter() {
-        out.push('/');
         match segment {
-            Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
-            Segment::Enum { variant } => out.push_str(variant),
-            Segment::Unknown => out.push('?'),
+            Segment::Seq { index } => pointer::push(&mut out, &index.to_string()),
+            Segment::Map { key } => pointer::push(&mut out, key),
+            Segment::Enum { variant } => pointer::push(&mut out, variant),
+            Segment::Unknown => pointer::push(&mut out, "?"),
         }
     }
     if out.is_empty() { "/".into() } else { out }
 }
 
 fn document_operations(doc: &Value) -> Vec<DocOperation> {
-    let mut out = Vec::new();
-    for (path, item) in doc
-        .get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for (method, op) in item.as_object().into_iter().flatten() {
-            let Some(operation_id) = op.get("operationId").and_then(Value::as_str) else {
-                continue;
-            };
-            out.push(DocOperation {
+    document::operations(doc)
+        .filter_map(|op| {
+            let operation_id = op.operation.get("operationId").and_then(Value::as_str)?;
+            Some(DocOperation {
                 operation_id: operation_id.to_string(),
-                method: method.to_ascii_uppercase(),
-                path: path.clone(),
+                method: op.method.to_ascii_uppercase(),
+                path: op.path.to_string(),
                 deprecated: op
+                    .operation
                     .get("deprecated")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
                 summary: op
+                    .operation
                     .get("summary")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string(),
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 /// What progenitor generated for one operation's builder.
@@ -511,44 +504,32 @@ pub(crate) fn progenitor_view(effective: &Value) -> (Value, BTreeMap<String, Str
     let mut view = effective.clone();
     let mut media_types = BTreeMap::new();
     let mut renames: Vec<String> = Vec::new();
-    let token = |name: &str| name.replace('~', "~0").replace('/', "~1");
-    for (path, item) in effective
-        .get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for (method, operation) in item.as_object().into_iter().flatten() {
-            let Some(body) = operation.get("requestBody") else {
-                continue;
-            };
-            let Some(operation_id) = operation.get("operationId").and_then(Value::as_str) else {
-                continue;
-            };
-            // Where the body's content is: inline, or the component a local `$ref` names.
-            let content_at = match body.get("$ref").and_then(Value::as_str) {
-                Some(reference) => match reference.strip_prefix("#/components/requestBodies/") {
-                    // Already a pointer token: references escape `~` and `/` themselves.
-                    Some(name) => format!("/components/requestBodies/{name}/content"),
-                    None => continue,
-                },
-                None => format!(
-                    "/paths/{}/{}/requestBody/content",
-                    token(path),
-                    token(method)
-                ),
-            };
-            let Some(Value::Object(content)) = effective.pointer(&content_at) else {
-                continue;
-            };
-            let mut keys = content.keys();
-            if let (Some(only), None) = (keys.next(), keys.next())
-                && is_json_suffix_media_type(only)
-            {
-                media_types.insert(operation_id.to_upper_camel_case(), only.clone());
-                if !renames.contains(&content_at) {
-                    renames.push(content_at);
-                }
+    for op in document::operations(effective) {
+        let Some(body) = op.operation.get("requestBody") else {
+            continue;
+        };
+        let Some(operation_id) = op.operation.get("operationId").and_then(Value::as_str) else {
+            continue;
+        };
+        // Where the body's content is: inline, or the component a local `$ref` names.
+        let content_at = match body.get("$ref").and_then(Value::as_str) {
+            Some(reference) => match reference.strip_prefix("#/components/requestBodies/") {
+                // Already a pointer token: references escape `~` and `/` themselves.
+                Some(name) => format!("/components/requestBodies/{name}/content"),
+                None => continue,
+            },
+            None => pointer::child(&pointer::child(&op.pointer(), "requestBody"), "content"),
+        };
+        let Some(Value::Object(content)) = effective.pointer(&content_at) else {
+            continue;
+        };
+        let mut keys = content.keys();
+        if let (Some(only), None) = (keys.next(), keys.next())
+            && is_json_suffix_media_type(only)
+        {
+            media_types.insert(operation_id.to_upper_camel_case(), only.clone());
+            if !renames.contains(&content_at) {
+                renames.push(content_at);
             }
         }
     }

@@ -10,6 +10,7 @@ pub mod call_methods;
 pub mod diff;
 pub mod document;
 pub mod downconvert;
+mod error_chain;
 pub mod fetch;
 pub mod generate;
 pub mod open_enums;
@@ -17,3 +18,5 @@ pub mod overlay;
 pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;
+
+pub use error_chain::error_chain;

@@ -90,7 +90,7 @@ impl Outputs {
 /// A stage refused its input. Each variant carries the full report of that stage.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    #[error("cannot list the overlays in {}: {source}", dir.display())]
+    #[error("cannot list the overlays in {}", dir.display())]
     OverlayDir {
         dir: PathBuf,
         #[source]
@@ -98,16 +98,16 @@ pub enum PipelineError {
     },
     #[error("overlays failed:\n{0}")]
     Overlay(OverlayErrors),
-    #[error("down-convert to OpenAPI 3.0 failed: {0}")]
+    #[error("down-convert to OpenAPI 3.0 failed")]
     Downconvert(#[from] DownconvertError),
-    #[error("{0}")]
+    #[error(transparent)]
     OpenEnums(#[from] OpenEnumError),
     #[error(
         "preflight found {} problem(s) that would make progenitor fail; each names the node and the overlay action that fixes it:\n\n{report}",
         report.findings.len()
     )]
     Preflight { report: preflight::Report },
-    #[error("generation failed: {0}")]
+    #[error("generation failed")]
     Generate(#[from] GenerateError),
     #[error(transparent)]
     Document(#[from] DocumentError),

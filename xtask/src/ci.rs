@@ -3,6 +3,7 @@
 use std::process::Command;
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
@@ -10,31 +11,34 @@ use crate::{conformance, consumer_app, quickstart};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
-    /// Skip these steps (repeatable): fmt, clippy, drift, test, conformance, quickstart,
+    /// Skip these steps (repeatable): fmt, clippy, check, test, conformance, quickstart,
     /// consumer-app.
     #[arg(long, value_name = "STEP")]
     skip: Vec<String>,
 }
 
+/// The step's name before it was `check` (which it runs): still accepted by --skip, with a
+/// warning, so scripts written for it keep working while they are updated.
+const OLD_CHECK_NAME: &str = "drift";
+
 /// One check: a name and how to run it.
 struct Step {
     name: &'static str,
-    run: Box<dyn Fn() -> Result<(), String>>,
+    run: Box<dyn Fn() -> anyhow::Result<()>>,
 }
 
-fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> Result<(), String>> {
+fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> anyhow::Result<()>> {
     Box::new(move || {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(&cargo)
             .args(args)
             .current_dir(workspace_root())
             .status()
-            .map_err(|e| format!("cannot run {cargo}: {e}"))?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+            .with_context(|| format!("cannot run {cargo}"))?;
+        if !status.success() {
+            bail!("`cargo {}` failed ({status})", args.join(" "));
         }
+        Ok(())
     })
 }
 
@@ -56,7 +60,7 @@ fn steps() -> Vec<Step> {
             ]),
         },
         Step {
-            name: "drift",
+            name: "check",
             run: Box::new(|| regen::check(&regen::CheckArgs::default())),
         },
         Step {
@@ -65,36 +69,46 @@ fn steps() -> Vec<Step> {
         },
         Step {
             name: "conformance",
-            run: Box::new(|| {
-                conformance::run(conformance::ConformanceArgs::ci_defaults())
-                    .map_err(|e| format!("error: {e:#}"))
-            }),
+            run: Box::new(|| conformance::run(conformance::ConformanceArgs::ci_defaults())),
         },
         Step {
             name: "quickstart",
-            run: Box::new(|| quickstart::run().map_err(|e| format!("error: {e:#}"))),
+            run: Box::new(quickstart::run),
         },
         Step {
             name: "consumer-app",
-            run: Box::new(|| consumer_app::run().map_err(|e| format!("error: {e:#}"))),
+            run: Box::new(consumer_app::run),
         },
     ]
 }
 
-/// Runs every step (a failure does not stop the others), then prints one summary line.
-pub fn run(args: &CiArgs) -> Result<(), String> {
-    let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
-    if let Some(unknown) = args.skip.iter().find(|s| !known.contains(&s.as_str())) {
-        return Err(format!(
-            "error: unknown step {unknown:?}; steps are: {}",
-            known.join(", ")
-        ));
+/// The steps `--skip` names, checked against the known ones.
+fn skipped_steps(args: &CiArgs, known: &[&str]) -> anyhow::Result<Vec<String>> {
+    let mut skipped = Vec::new();
+    for name in &args.skip {
+        if name == OLD_CHECK_NAME {
+            eprintln!(
+                "warning: --skip {OLD_CHECK_NAME} is now --skip check (the step runs `cargo xtask check`)"
+            );
+            skipped.push("check".to_string());
+        } else if known.contains(&name.as_str()) {
+            skipped.push(name.clone());
+        } else {
+            bail!("unknown step {name:?}; steps are: {}", known.join(", "));
+        }
     }
+    Ok(skipped)
+}
+
+/// Runs every step (a failure does not stop the others), then prints one summary line.
+pub fn run(args: &CiArgs) -> anyhow::Result<()> {
+    let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
+    let skip = skipped_steps(args, &known)?;
     let mut failed = Vec::new();
     let mut passed = 0;
     let mut skipped = 0;
     for step in steps() {
-        if args.skip.iter().any(|s| s == step.name) {
+        if skip.iter().any(|s| s == step.name) {
             println!("== {}: skipped", step.name);
             skipped += 1;
             continue;
@@ -110,8 +124,9 @@ pub fn run(args: &CiArgs) -> Result<(), String> {
                     started.elapsed().as_secs_f64()
                 );
             }
-            Err(message) => {
-                eprintln!("{message}");
+            Err(e) => {
+                // Each failed step is reported as it happens; the run goes on.
+                eprintln!("{}", crate::error_line(&e));
                 println!(
                     "== {}: FAILED ({:.0} s)",
                     step.name,
@@ -125,9 +140,42 @@ pub fn run(args: &CiArgs) -> Result<(), String> {
         "ci: {passed} passed, {} failed, {skipped} skipped",
         failed.len()
     );
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("error: failed steps: {}", failed.join(", ")))
+    if !failed.is_empty() {
+        bail!("failed steps: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipping(names: &[&str]) -> anyhow::Result<Vec<String>> {
+        let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
+        let args = CiArgs {
+            skip: names.iter().map(|s| s.to_string()).collect(),
+        };
+        skipped_steps(&args, &known)
+    }
+
+    #[test]
+    fn the_generated_files_step_is_named_check_and_drift_still_skips_it() {
+        let names: Vec<&str> = steps().iter().map(|s| s.name).collect();
+        assert!(
+            names.contains(&"check") && !names.contains(&"drift"),
+            "{names:?}"
+        );
+        assert_eq!(skipping(&["check"]).unwrap(), ["check"]);
+        assert_eq!(skipping(&["drift", "test"]).unwrap(), ["check", "test"]);
+    }
+
+    #[test]
+    fn an_unknown_step_is_refused_with_the_list_of_steps() {
+        let e = skipping(&["lint"]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown step \"lint\"; steps are: fmt, clippy, check, test, conformance, \
+             quickstart, consumer-app"
+        );
     }
 }

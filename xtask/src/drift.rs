@@ -11,10 +11,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::{ArgGroup, Args};
 use creditdata_codegen::diff::{self, Side};
 use creditdata_codegen::document;
-use creditdata_codegen::fetch::{self, Options, Source, Urls};
+use creditdata_codegen::fetch::{self, Options, Source, Urls, redacted_url};
 use creditdata_codegen::pipeline::Layout;
 
 use crate::regen::{self, Previous, ReportFormat, workspace_root};
@@ -54,7 +55,7 @@ pub struct DriftArgs {
 }
 
 /// Runs the command; `Ok` carries the exit status.
-pub fn run(args: &DriftArgs) -> Result<u8, String> {
+pub fn run(args: &DriftArgs) -> anyhow::Result<u8> {
     let root = workspace_root();
     // Kept alive until the pipeline has read the downloaded description.
     let mut _download_dir = None;
@@ -62,44 +63,42 @@ pub fn run(args: &DriftArgs) -> Result<u8, String> {
         Some(path) => path.clone(),
         None => {
             let urls = match &args.url {
-                Some(url) => Urls::from_one(url).map_err(|e| format!("error: {e}"))?,
+                Some(url) => Urls::from_one(url)?,
                 None => {
                     let spec_dir = root.join("spec");
                     Source::load(&spec_dir)
                         .and_then(|s| s.publisher_urls(&spec_dir.join(fetch::SOURCE_FILE)))
-                        .map_err(|e| {
-                            format!(
-                                "error: {e}\n`cargo xtask drift` takes --url URL or --spec PATH as well."
-                            )
-                        })?
+                        .context(
+                            "no address to download the new description from (`cargo xtask \
+                             drift` takes --url URL or --spec PATH as well)",
+                        )?
                 }
             };
             eprintln!(
                 "fetching {} and {}",
-                redacted(&urls.json),
-                redacted(&urls.yaml)
+                redacted_url(&urls.json),
+                redacted_url(&urls.yaml)
             );
             let options = Options {
                 timeout: Duration::from_secs(args.timeout.max(1)),
                 ..Options::default()
             };
-            let published = fetch::download(&urls, &options).map_err(|e| format!("error: {e}"))?;
-            let dir = tempfile::tempdir()
-                .map_err(|e| format!("error: cannot create a temporary directory: {e}"))?;
+            let published = fetch::download(&urls, &options)?;
+            let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
             let path = dir.path().join("openapi.json");
-            document::write_atomic(&path, &published.json).map_err(|e| format!("error: {e}"))?;
+            document::write_atomic(&path, &published.json)?;
             _download_dir = Some(dir);
             path
         }
     };
     let inputs = regen::inputs(Some(&spec), args.overlays.as_deref(), args.lenient);
-    let outputs = regen::run_pipeline(&inputs).map_err(|e| {
-        format!("{e}\nThe new description cannot be generated as it is: nothing was compared.")
-    })?;
-    let previous = Previous::read(&root, &Layout::workspace())?.ok_or_else(|| {
-        "error: there is no checked-in spec/openapi.effective.json to compare with: run `cargo xtask regen` first".to_string()
-    })?;
-    let published = document::load(&spec).map_err(|e| format!("error: {e}"))?;
+    let outputs = regen::run_pipeline(&inputs)
+        .context("the new description cannot be generated as it is; nothing was compared")?;
+    let previous = Previous::read(&root, &Layout::workspace())?.context(
+        "there is no checked-in spec/openapi.effective.json to compare with: run `cargo xtask \
+         regen` first",
+    )?;
+    let published = document::load(&spec)?;
     let report = diff::compare(
         &previous.side(),
         &Side {
@@ -107,50 +106,11 @@ pub fn run(args: &DriftArgs) -> Result<u8, String> {
             published: Some(&published),
             code: Some(&outputs.generated.code),
         },
-    )
-    .with_version(&regen::client_version()?)?;
+    );
+    let report = regen::with_client_version(report)?;
     if let Some(path) = &args.json_out {
         regen::write_json(&report, path)?;
     }
     print!("{}", args.report.render(&report));
     Ok(report.exit_code())
-}
-
-/// An address fit for a log: no user name, password or query (a signed URL's token would be in
-/// one of them).
-fn redacted(url: &str) -> String {
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    let (base, rest) = url.split_at(end);
-    let shown = match base.split_once("://") {
-        Some((scheme, after)) => {
-            let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
-            let host = authority
-                .rsplit_once('@')
-                .map_or(authority, |(_, host)| host);
-            format!("{scheme}://{host}{path}")
-        }
-        None => base.to_string(),
-    };
-    if rest.starts_with('?') {
-        format!("{shown}?…")
-    } else {
-        shown
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn addresses_are_logged_without_credentials_or_query() {
-        assert_eq!(
-            redacted("https://user:secret@example.test/openapi/v1.json?sig=abc&exp=1"),
-            "https://example.test/openapi/v1.json?…"
-        );
-        assert_eq!(
-            redacted("http://127.0.0.1:8080/v1.json"),
-            "http://127.0.0.1:8080/v1.json"
-        );
-    }
 }

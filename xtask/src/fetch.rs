@@ -5,8 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use anyhow::bail;
 use clap::{ArgGroup, Args};
-use creditdata_codegen::fetch::{self, FetchError, Options, Source, Urls, VendoredCopy};
+use creditdata_codegen::fetch::{
+    self, FetchError, Options, Source, Urls, VendoredCopy, redacted_url,
+};
+
+use crate::regen::workspace_root;
 
 /// Download the published OpenAPI description (JSON and YAML) and replace the vendored copy.
 ///
@@ -46,27 +51,27 @@ pub struct FetchArgs {
     spec_dir: Option<PathBuf>,
 }
 
-fn default_spec_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).join("spec")
-}
-
-/// Runs the command. `Err` carries what to print: an error, or (with --check) that the vendored
-/// copy is not the published one.
-pub fn fetch(args: &FetchArgs) -> Result<(), String> {
-    let spec_dir = args.spec_dir.clone().unwrap_or_else(default_spec_dir);
+/// Runs the command. `Err` is an error, or (with --check) that the vendored copy is not the
+/// published one.
+pub fn fetch(args: &FetchArgs) -> anyhow::Result<()> {
+    let spec_dir = args
+        .spec_dir
+        .clone()
+        .unwrap_or_else(|| workspace_root().join("spec"));
     match run(args, &spec_dir) {
         Ok(true) => Ok(()),
-        Ok(false) => Err(format!(
-            "error: the vendored description in {} is not the published one: run `cargo xtask \
-             fetch` to update it",
+        Ok(false) => bail!(
+            "the vendored description in {} is not the published one: run `cargo xtask fetch` \
+             to update it",
             spec_dir.display()
-        )),
-        Err(e) if e.vendored_unchanged() && !args.check => Err(format!(
-            "error: {e}\nnothing was written: the vendored copy in {} is unchanged",
-            spec_dir.display()
-        )),
-        Err(e) => Err(format!("error: {e}")),
+        ),
+        Err(e) if e.vendored_unchanged() && !args.check => {
+            Err(anyhow::Error::new(e).context(format!(
+                "fetch failed; nothing was written, the vendored copy in {} is unchanged",
+                spec_dir.display()
+            )))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -78,7 +83,11 @@ pub fn run(args: &FetchArgs, spec_dir: &Path) -> Result<bool, FetchError> {
         (None, Some(json), Some(yaml)) => Urls::new(json, yaml)?,
         _ => source.publisher_urls(&spec_dir.join(fetch::SOURCE_FILE))?,
     };
-    eprintln!("fetching {} and {}", urls.json, urls.yaml);
+    eprintln!(
+        "fetching {} and {}",
+        redacted_url(&urls.json),
+        redacted_url(&urls.yaml)
+    );
     let options = Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
         ..Options::default()

@@ -7,8 +7,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::bail;
 use clap::{Parser, Subcommand};
 use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::error_chain;
 use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 mod ci;
@@ -33,7 +35,8 @@ enum Command {
     /// Run schemathesis against the local mock with the effective description: no server
     /// errors, no response that violates the description, no undocumented status code.
     Conformance(conformance::ConformanceArgs),
-    /// Run every check CI runs: formatting, lints, drift, tests, conformance, the quickstart.
+    /// Run every check CI runs: formatting, lints, the generated files (check), tests, conformance,
+    /// the quickstart, the consumer app.
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
     Fetch(fetch::FetchArgs),
@@ -64,30 +67,38 @@ enum OverlayCommand {
 }
 
 fn main() -> ExitCode {
-    let result = match Command::parse() {
-        Command::Regen(args) => regen::regen(&args),
-        Command::Check(args) => regen::check(&args),
-        Command::Drift(args) => match drift::run(&args) {
-            Ok(code) => return ExitCode::from(code),
-            Err(message) => Err(message),
-        },
-        Command::Ci(args) => ci::run(&args),
-        Command::Conformance(args) => conformance::run(args).map_err(|e| format!("error: {e:#}")),
-        Command::Fetch(args) => fetch::fetch(&args),
+    match run(Command::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{}", error_line(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// How a failure is shown, by `main` and by each failed step of `ci`: `error: ` and the chain of
+/// causes on one line. Every error type below keeps its `Display` short and hands its cause to
+/// `source()`, so each cause appears once (docs/traps.md, the thiserror trap).
+pub fn error_line(error: &anyhow::Error) -> String {
+    format!("error: {error:#}")
+}
+
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Regen(args) => regen::regen(&args)?,
+        Command::Check(args) => regen::check(&args)?,
+        Command::Drift(args) => return drift::run(&args).map(ExitCode::from),
+        Command::Ci(args) => ci::run(&args)?,
+        Command::Conformance(args) => conformance::run(args)?,
+        Command::Fetch(args) => fetch::fetch(&args)?,
         Command::Overlay(OverlayCommand::Apply {
             spec,
             overlays,
             output,
             lenient,
-        }) => overlay_apply(&spec, &overlays, output.as_deref(), lenient),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
+        }) => overlay_apply(&spec, &overlays, output.as_deref(), lenient)?,
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn overlay_apply(
@@ -95,9 +106,18 @@ fn overlay_apply(
     overlays: &[PathBuf],
     output: Option<&Path>,
     lenient: bool,
-) -> Result<(), String> {
-    let applied = overlay::apply_files(spec, overlays, &ApplyOptions { lenient })
-        .map_err(|errors| report(&errors))?;
+) -> anyhow::Result<()> {
+    let applied = match overlay::apply_files(spec, overlays, &ApplyOptions { lenient }) {
+        Ok(applied) => applied,
+        Err(errors) => {
+            print_findings(&errors);
+            let n = errors.errors.len();
+            bail!(
+                "overlay apply failed with {n} error{}",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    };
     for warning in &applied.report.warnings {
         eprintln!("warning: {warning}");
     }
@@ -105,33 +125,29 @@ fn overlay_apply(
         Some(path) => {
             let format = Format::from_extension(path).unwrap_or(applied.format);
             let text = document::to_string(&applied.document, format);
-            document::write_atomic(path, text.as_bytes()).map_err(|e| format!("error: {e}"))
+            document::write_atomic(path, text.as_bytes())?;
         }
         None => {
             let text = document::to_string(&applied.document, applied.format);
             match std::io::stdout().lock().write_all(text.as_bytes()) {
                 // A reader that stops early (`| head`) is not a failure of ours.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(format!("error: cannot write to stdout: {e}"))
+                    return Err(anyhow::Error::new(e).context("cannot write to stdout"));
                 }
-                _ => Ok(()),
+                _ => {}
             }
         }
     }
+    Ok(())
 }
 
-/// Every error and warning of the run, one per line, then a count.
-fn report(errors: &OverlayErrors) -> String {
-    let mut lines: Vec<String> = errors
-        .errors
-        .iter()
-        .map(|e| format!("error: {e}"))
-        .collect();
-    lines.extend(errors.warnings.iter().map(|w| format!("warning: {w}")));
-    let n = errors.errors.len();
-    lines.push(format!(
-        "error: overlay apply failed with {n} error{}",
-        if n == 1 { "" } else { "s" }
-    ));
-    lines.join("\n")
+/// Every error of the run (with its causes), then every warning, one per line: a user fixing
+/// overlays wants all of them at once, not the first.
+fn print_findings(errors: &OverlayErrors) {
+    for error in &errors.errors {
+        eprintln!("error: {}", error_chain(error));
+    }
+    for warning in &errors.warnings {
+        eprintln!("warning: {warning}");
+    }
 }

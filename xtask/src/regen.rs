@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use creditdata_codegen::diff::{self, ChangeReport, Side, keep_names};
 use creditdata_codegen::document::{self, DocumentError};
@@ -96,8 +97,8 @@ pub fn inputs(spec: Option<&Path>, overlays: Option<&Path>, lenient: bool) -> In
     }
 }
 
-pub fn run_pipeline(inputs: &Inputs) -> Result<Outputs, String> {
-    let outputs = pipeline::run(inputs).map_err(|e| format!("error: {e}"))?;
+pub fn run_pipeline(inputs: &Inputs) -> anyhow::Result<Outputs> {
+    let outputs = pipeline::run(inputs)?;
     for warning in &outputs.warnings {
         eprintln!("warning: {warning}");
     }
@@ -115,14 +116,19 @@ pub struct Previous {
 
 impl Previous {
     /// `Ok(None)` when there is no previous effective document.
-    pub fn read(root: &Path, layout: &Layout) -> Result<Option<Previous>, String> {
+    pub fn read(root: &Path, layout: &Layout) -> anyhow::Result<Option<Previous>> {
         let effective = match document::load(&root.join(&layout.effective)) {
             Ok(value) => value,
-            Err(DocumentError::Read { .. }) => return Ok(None),
+            Err(DocumentError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(None);
+            }
+            // Unreadable is not absent: reporting "everything is new" would hide every change.
             Err(e) => {
-                return Err(format!(
-                    "error: the previous effective document cannot be compared: {e}\nRepair or \
-                     delete it, then run again."
+                return Err(anyhow::Error::new(e).context(
+                    "the previous effective document cannot be compared (repair or delete it, \
+                     then run again)",
                 ));
             }
         };
@@ -164,14 +170,23 @@ fn published_input(code: &str) -> Option<Value> {
         .flatten()
 }
 
+/// `report` with the version of creditdata-client the changes call for.
+pub fn with_client_version(report: ChangeReport) -> anyhow::Result<ChangeReport> {
+    let version = client_version()?;
+    report
+        .with_version(&version)
+        .map_err(anyhow::Error::msg)
+        .context("creditdata-client's version")
+}
+
 /// The version of creditdata-client (its own, or the workspace's).
-pub fn client_version() -> Result<String, String> {
+fn client_version() -> anyhow::Result<String> {
     let root = workspace_root();
-    let read = |path: &Path| -> Result<toml::Table, String> {
+    let read = |path: &Path| -> anyhow::Result<toml::Table> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            .with_context(|| format!("cannot read {}", path.display()))?;
         text.parse::<toml::Table>()
-            .map_err(|e| format!("error: {} is not valid TOML: {e}", path.display()))
+            .with_context(|| format!("{} is not valid TOML", path.display()))
     };
     let client = read(&root.join("generated-client/Cargo.toml"))?;
     let own = client
@@ -188,32 +203,29 @@ pub fn client_version() -> Result<String, String> {
         .and_then(|p| p.get("version"))
         .and_then(|v| v.as_str())
         .map(str::to_string)
-        .ok_or_else(|| {
-            "error: no version for creditdata-client in its Cargo.toml or the workspace's".into()
-        })
+        .context("no version for creditdata-client in its Cargo.toml or the workspace's")
 }
 
 /// Writes the JSON report to `path`, atomically.
-pub fn write_json(report: &ChangeReport, path: &Path) -> Result<(), String> {
-    document::write_atomic(path, report.to_json().as_bytes()).map_err(|e| format!("error: {e}"))
+pub fn write_json(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
+    Ok(document::write_atomic(path, report.to_json().as_bytes())?)
 }
 
 /// Copies every overlay of `dir` into a temporary directory, with `pins` as the keep-names file.
-fn overlays_with_pins(dir: &Path, pins: &str) -> Result<tempfile::TempDir, String> {
-    let temp = tempfile::tempdir()
-        .map_err(|e| format!("error: cannot create a temporary directory: {e}"))?;
-    for file in pipeline::overlay_files(dir).map_err(|e| format!("error: {e}"))? {
+fn overlays_with_pins(dir: &Path, pins: &str) -> anyhow::Result<tempfile::TempDir> {
+    let temp = tempfile::tempdir().context("cannot create a temporary directory")?;
+    for file in pipeline::overlay_files(dir)? {
         let name = file.file_name().unwrap_or_default();
         std::fs::copy(&file, temp.path().join(name))
-            .map_err(|e| format!("error: cannot copy {}: {e}", file.display()))?;
+            .with_context(|| format!("cannot copy {}", file.display()))?;
     }
     std::fs::write(temp.path().join(keep_names::KEEP_NAMES_FILE), pins)
-        .map_err(|e| format!("error: cannot write a temporary overlay: {e}"))?;
+        .context("cannot write a temporary overlay")?;
     Ok(temp)
 }
 
 /// `cargo xtask regen`.
-pub fn regen(args: &RegenArgs) -> Result<(), String> {
+pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let inputs = inputs(args.spec.as_deref(), args.overlays.as_deref(), args.lenient);
     let mut outputs = run_pipeline(&inputs)?;
@@ -222,7 +234,7 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
         None => (workspace_root(), Layout::workspace()),
     };
     let previous = Previous::read(&root, &layout)?;
-    let published = document::load(&inputs.spec).map_err(|e| format!("error: {e}"))?;
+    let published = document::load(&inputs.spec)?;
     // Progress goes where it does not mix with a machine-read report.
     let say = |line: String| {
         if args.report == ReportFormat::Text {
@@ -253,29 +265,31 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
             say("--keep-names: no operationId or schema was renamed; nothing to pin".into());
         } else {
             let actions = keep_names::pin_actions(renames.iter().copied(), &published)
-                .map_err(|e| format!("error: --keep-names: {e}"))?;
+                .context("--keep-names")?;
             let pin_file = inputs.overlays.join(keep_names::KEEP_NAMES_FILE);
             let existing = match std::fs::read_to_string(&pin_file) {
                 Ok(text) => Some(text),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(format!("error: cannot read {}: {e}", pin_file.display())),
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("cannot read {}", pin_file.display())));
+                }
             };
             let text = keep_names::extended_file(existing.as_deref(), &actions, &pin_file)
-                .map_err(|e| format!("error: --keep-names: {e}"))?;
+                .context("--keep-names")?;
             // Generate with the pins first: nothing is written unless they work.
             let trial = overlays_with_pins(&inputs.overlays, &text)?;
             let pinned = run_pipeline(&Inputs {
                 overlays: trial.path().to_path_buf(),
                 ..inputs.clone()
             })
-            .map_err(|e| {
+            .with_context(|| {
                 format!(
-                    "{e}\n--keep-names: the pins do not apply; {} is unchanged",
+                    "--keep-names: the pins do not apply; {} is unchanged",
                     pin_file.display()
                 )
             })?;
-            document::write_atomic(&pin_file, text.as_bytes())
-                .map_err(|e| format!("error: {e}"))?;
+            document::write_atomic(&pin_file, text.as_bytes())?;
             say(format!(
                 "pinned {} rename(s) in {}",
                 renames.len(),
@@ -287,9 +301,9 @@ pub fn regen(args: &RegenArgs) -> Result<(), String> {
     }
 
     if args.out.is_none() {
-        report = report.with_version(&client_version()?)?;
+        report = with_client_version(report)?;
     }
-    let written = pipeline::write(&outputs, &root, &layout).map_err(|e| format!("error: {e}"))?;
+    let written = pipeline::write(&outputs, &root, &layout)?;
     for path in &written {
         say(format!("wrote {}", shown(path)));
     }
@@ -325,7 +339,7 @@ fn shown(path: &Path) -> String {
 }
 
 /// `cargo xtask check`.
-pub fn check(args: &CheckArgs) -> Result<(), String> {
+pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let outputs = run_pipeline(&inputs(
         args.spec.as_deref(),
         args.overlays.as_deref(),
@@ -349,11 +363,11 @@ pub fn check(args: &CheckArgs) -> Result<(), String> {
                 .to_string()
         })
         .collect();
-    Err(format!(
-        "error: {} generated file(s) differ from what spec/ and overlays/ produce: {}\n\
+    bail!(
+        "{} generated file(s) differ from what spec/ and overlays/ produce: {}\n\
          Generated files are never edited by hand: change the description, an overlay or the \
          generator, then run `cargo xtask regen` and commit the result.",
         drift.len(),
         names.join(", ")
-    ))
+    )
 }

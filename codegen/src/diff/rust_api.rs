@@ -27,7 +27,7 @@ enum TypeDef {
 pub struct RustApi {
     types: BTreeMap<String, TypeDef>,
     client_methods: BTreeSet<String>,
-    /// Builder name → method name → the value type it takes (`send` → its return type).
+    /// Builder name → method name → the value type it takes (`call` → its return type).
     builders: BTreeMap<String, BTreeMap<String, String>>,
 }
 
@@ -131,18 +131,18 @@ impl RustApi {
         let methods = self.builders.entry(name).or_default();
         for item in &imp.items {
             let syn::ImplItem::Fn(f) = item else { continue };
-            // `call` is generated from `send`'s output type (codegen::call_methods): a change to
-            // it is the change to `send`, which the rules already explain.
+            // Doc-hidden methods (progenitor's `send`, kept for its `ResponseValue`) are not the
+            // API users are shown: the report names `call`, the one way the docs teach.
             if !matches!(f.vis, syn::Visibility::Public(_))
                 || f.sig.ident == "new"
-                || f.sig.ident == "call"
+                || doc_hidden(&f.attrs)
             {
                 continue;
             }
             let method = f.sig.ident.to_string();
-            let value = if method == "send" {
+            let value = if method == "call" || method == "send" {
                 match &f.sig.output {
-                    syn::ReturnType::Type(_, ty) => text(ty),
+                    syn::ReturnType::Type(_, ty) => call_output(ty).unwrap_or_else(|| text(ty)),
                     syn::ReturnType::Default => "()".into(),
                 }
             } else {
@@ -411,6 +411,41 @@ fn serde_flag(attrs: &[syn::Attribute], flag: &str) -> bool {
     found
 }
 
+/// What awaiting `call()` gives on success: `T` of `impl Future<Output = crate::Result<T>>`.
+fn call_output(ty: &syn::Type) -> Option<String> {
+    let syn::Type::ImplTrait(imp) = ty else {
+        return None;
+    };
+    imp.bounds.iter().find_map(|bound| {
+        let syn::TypeParamBound::Trait(t) = bound else {
+            return None;
+        };
+        let future = t.path.segments.last().filter(|s| s.ident == "Future")?;
+        let syn::PathArguments::AngleBracketed(args) = &future.arguments else {
+            return None;
+        };
+        let output = args.args.iter().find_map(|arg| match arg {
+            syn::GenericArgument::AssocType(assoc) if assoc.ident == "Output" => Some(&assoc.ty),
+            _ => None,
+        })?;
+        let syn::Type::Path(result) = output else {
+            return None;
+        };
+        let result = result
+            .path
+            .segments
+            .last()
+            .filter(|s| s.ident == "Result")?;
+        match &result.arguments {
+            syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+                Some(syn::GenericArgument::Type(success)) => Some(text(success)),
+                _ => None,
+            },
+            _ => None,
+        }
+    })
+}
+
 fn text(ty: &syn::Type) -> String {
     compact(&ty.to_token_stream().to_string())
 }
@@ -441,6 +476,16 @@ pub fn shorten(ty: &str) -> String {
     out
 }
 
+/// Whether `attrs` hold `#[doc(hidden)]`.
+fn doc_hidden(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("doc")
+            && attr
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "hidden")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,7 +506,9 @@ mod tests {
             impl<'a> GetSessions<'a> {
                 pub fn new(client: &'a super::Client) -> Self { todo!() }
                 pub fn skip<V>(mut self, value: V) -> Self where V: std::convert::TryInto<i32> { self }
+                #[doc(hidden)]
                 pub async fn send(self) -> Result<ResponseValue<types::Session>, Error<()>> { todo!() }
+                pub fn call(self) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send { todo!() }
             }
         }
         impl Client {
@@ -522,6 +569,23 @@ mod tests {
         assert_eq!(breaks("builder::GetSessions::take"), None);
         assert_eq!(breaks("Client::get_sessions"), Some(false));
         assert_eq!(breaks("types::Status"), Some(true));
+    }
+
+    #[test]
+    fn a_response_change_is_reported_on_call_not_the_hidden_send() {
+        let old = RustApi::parse(OLD).unwrap();
+        let new = RustApi::parse(&OLD.replace(
+            "Result<types::Session>",
+            "Result<::std::vec::Vec<types::Session>>",
+        ))
+        .unwrap();
+        assert_eq!(
+            RustApi::incompatibilities(&old, &new),
+            vec!["builder::GetSessions::call: changed from Session to Vec<Session>"]
+        );
+        let breaks = |item| RustApi::item_breaks(&old, &new, item, &named());
+        assert_eq!(breaks("builder::GetSessions::call"), Some(true));
+        assert_eq!(breaks("builder::GetSessions::send"), None);
     }
 
     #[test]

@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, MAX_POINTERS, Urls, differences};
+use super::{
+    DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, MAX_POINTERS, Urls, differences, redacted_url,
+};
 use crate::document::{self, Format, json_type};
+use crate::error_chain;
 
 /// How downloads behave.
 #[derive(Debug, Clone)]
@@ -73,8 +76,10 @@ fn get(
     accept: &str,
     options: &Options,
 ) -> Result<Vec<u8>, FetchError> {
+    // Errors end up in logs and CI output: a signed address's token must not.
+    let shown = redacted_url(url);
     let unreachable = |e: reqwest::Error| FetchError::Unreachable {
-        url: url.to_string(),
+        url: shown.clone(),
         message: describe_request_error(e, options.timeout),
     };
     let response = client
@@ -86,13 +91,13 @@ fn get(
     if !status.is_success() {
         let answered = response.url().as_str();
         return Err(FetchError::Status {
-            url: url.to_string(),
+            url: shown,
             status: status.to_string(),
-            redirected_to: (answered != url).then(|| answered.to_string()),
+            redirected_to: (answered != url).then(|| redacted_url(answered)),
         });
     }
     let too_large = |size| FetchError::TooLarge {
-        url: url.to_string(),
+        url: shown.clone(),
         limit: options.max_bytes,
         size,
     };
@@ -106,7 +111,7 @@ fn get(
         .take(options.max_bytes.saturating_add(1))
         .read_to_end(&mut body)
         .map_err(|e| FetchError::Unreachable {
-            url: url.to_string(),
+            url: shown.clone(),
             message: format!("the response broke off: {}", error_chain(&e)),
         })?;
     if body.len() as u64 > options.max_bytes {
@@ -128,32 +133,19 @@ fn describe_request_error(e: reqwest::Error, timeout: Duration) -> String {
     format!("{kind}: {}", error_chain(&e.without_url()))
 }
 
-/// The error and its sources, `: `-separated, without repeats (hyper repeats its causes).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut next = Some(e);
-    while let Some(err) = next {
-        let text = err.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        next = err.source();
-    }
-    parts.join(": ")
-}
-
 /// Checks downloaded documents: each UTF-8, parses (the JSON as JSON, the YAML as YAML), is an
 /// OpenAPI 3.x description, and both are equal as data.
 pub fn validate(urls: &Urls, json: Vec<u8>, yaml: Vec<u8>) -> Result<Published, FetchError> {
-    let json_doc = parse_published(&urls.json, &json, Format::Json)?;
-    let yaml_doc = parse_published(&urls.yaml, &yaml, Format::Yaml)?;
-    let version = openapi_version(&json_doc, &urls.json)?;
-    openapi_version(&yaml_doc, &urls.yaml)?;
+    let (json_shown, yaml_shown) = (redacted_url(&urls.json), redacted_url(&urls.yaml));
+    let json_doc = parse_published(&json_shown, &json, Format::Json)?;
+    let yaml_doc = parse_published(&yaml_shown, &yaml, Format::Yaml)?;
+    let version = openapi_version(&json_doc, &json_shown)?;
+    openapi_version(&yaml_doc, &yaml_shown)?;
     if json_doc != yaml_doc {
         let differences = differences(&json_doc, &yaml_doc, MAX_POINTERS);
         return Err(FetchError::Disagree {
-            json_url: urls.json.clone(),
-            yaml_url: urls.yaml.clone(),
+            json_url: json_shown,
+            yaml_url: yaml_shown,
             count: differences.count,
             pointers: differences.pointers,
         });
@@ -167,12 +159,13 @@ pub fn validate(urls: &Urls, json: Vec<u8>, yaml: Vec<u8>) -> Result<Published, 
     })
 }
 
-fn parse_published(url: &str, bytes: &[u8], format: Format) -> Result<Value, FetchError> {
+/// `shown` is the address as errors may show it ([`redacted_url`]).
+fn parse_published(shown: &str, bytes: &[u8], format: Format) -> Result<Value, FetchError> {
     let text = std::str::from_utf8(bytes).map_err(|e| FetchError::NotUtf8 {
-        url: url.to_string(),
+        url: shown.to_string(),
         offset: e.valid_up_to(),
     })?;
-    document::parse(text, format, url).map_err(FetchError::Parse)
+    document::parse(text, format, shown).map_err(FetchError::Parse)
 }
 
 /// The `openapi` field of an OpenAPI 3.x description, or what was found instead.

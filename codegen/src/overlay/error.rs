@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::document::DocumentError;
+use crate::error_chain;
 
 /// Identifies one action of one overlay in messages: the overlay's file, the action's position in
 /// `actions` (0-based, as in a JSONPath `actions[0]`), its `description` and its `target`.
@@ -299,7 +300,8 @@ impl fmt::Display for OverlayErrors {
             if i > 0 {
                 f.write_str("\n")?;
             }
-            write!(f, "{error}")?;
+            // The errors are not this value's `source()`: each is printed with its own causes.
+            f.write_str(&error_chain(error))?;
         }
         Ok(())
     }

@@ -217,11 +217,11 @@ fn an_unreachable_publisher_is_a_clear_error_and_writes_nothing() {
     let (out, _, stderr) = xtask(dir.path(), &["--url", &url]);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains(&format!("error: cannot reach {url}: ")),
+        stderr.contains(&format!(": cannot reach {url}: ")),
         "{stderr}"
     );
     assert!(
-        stderr.contains("nothing was written: the vendored copy in"),
+        stderr.contains("error: fetch failed; nothing was written, the vendored copy in"),
         "{stderr}"
     );
     assert_eq!(snapshot(dir.path()), before);
@@ -245,4 +245,49 @@ fn a_url_without_a_known_extension_asks_for_both() {
     let (out, _, stderr) = xtask(dir.path(), &["--url", "http://127.0.0.1:9/openapi"]);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--json-url and --yaml-url"), "{stderr}");
+}
+
+#[test]
+fn an_error_is_printed_once_with_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let source = missing.join("source.toml");
+    let cause = std::fs::read(&source).unwrap_err().to_string();
+    let (out, stdout, stderr) = xtask(&missing, &[]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: fetch failed; nothing was written, the vendored copy in {} is unchanged: \
+             cannot read {}: {cause}\n",
+            missing.display(),
+            source.display()
+        ),
+        "one line: `error: `, what failed, then its cause, each once"
+    );
+}
+
+#[test]
+fn a_signed_address_is_logged_and_reported_without_its_token() {
+    let (json, yaml) = vendored();
+    let base = serve(vec![("/v1.json", json), ("/v1.yaml", yaml)]);
+    let dir = spec_copy();
+    let signed = format!("{base}/v1.json?X-Amz-Signature=very-secret-token");
+    let (out, stdout, stderr) = xtask(dir.path(), &["--url", &signed]);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("fetching {base}/v1.json?… and {base}/v1.yaml?…")),
+        "{stderr}"
+    );
+    assert!(!format!("{stdout}{stderr}").contains("very-secret-token"));
+
+    // A failure names the address too, the same way.
+    let signed = format!("{base}/gone.json?X-Amz-Signature=very-secret-token");
+    let (out, stdout, stderr) = xtask(dir.path(), &["--url", &signed]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("{base}/gone.json?… answered 404")),
+        "{stderr}"
+    );
+    assert!(!format!("{stdout}{stderr}").contains("very-secret-token"));
 }

@@ -105,6 +105,30 @@ fn regen_with_out_writes_the_pipeline_outputs_for_another_document() {
     assert!(text(&out.stdout).contains("No previous effective document"));
 }
 
+#[test]
+fn an_unreadable_previous_generation_is_an_error_not_everything_new() {
+    // A previous effective document that exists but cannot be read: reporting "everything is
+    // new" would hide every change, and overwriting it would lose it.
+    let out_dir = tempfile::tempdir().unwrap();
+    let previous = out_dir.path().join("openapi.effective.json");
+    std::fs::create_dir(&previous).unwrap();
+    let out = xtask(&["regen", "--out", out_dir.path().to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: the previous effective document cannot be compared (repair or delete it, \
+             then run again): cannot read {}: ",
+            previous.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !out_dir.path().join("generated.rs").exists(),
+        "nothing written"
+    );
+}
+
 /// An --out directory holding the checked-in generation, as the previous one.
 fn previous_generation() -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();

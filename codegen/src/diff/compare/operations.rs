@@ -374,7 +374,7 @@ impl<'a> Walker<'a> {
     }
 
     fn responses(&mut self, old: &Operation<'a>, new: &Operation<'a>) {
-        let send = format!("builder::{}::send", new.builder());
+        let send = format!("builder::{}::call", new.builder());
         let (ra, rb) = (responses(old.op), responses(new.op));
         let bodies =
             |doc: &Value, map: &BTreeMap<String, &Value>, success: bool| -> BTreeSet<String> {
