@@ -1,11 +1,11 @@
 //! What every test of the `xtask` binary needs: where the workspace is, the binary itself, and a
 //! loopback server standing in for the publisher.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,40 +37,29 @@ pub fn text(bytes: &[u8]) -> String {
 }
 
 /// Serves `routes` (path, query ignored → body, 200) on 127.0.0.1, 404 for anything else;
-/// returns the base URL. The server thread ends after 32 connections.
+/// returns the base URL. The server runs on a runtime of its own thread for the rest of the test
+/// process (the xtask under test is a blocking child process).
 pub fn serve(routes: Vec<(&'static str, Vec<u8>)>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (base_tx, base_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for stream in listener.incoming().take(32) {
-            let Ok(stream) = stream else { continue };
-            answer(stream, &routes);
-        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the stand-in publisher");
+        runtime.block_on(async move {
+            let server = MockServer::start().await;
+            for (route, body) in routes {
+                Mock::given(method("GET"))
+                    .and(path(route))
+                    .respond_with(ResponseTemplate::new(200).set_body_bytes(body))
+                    .mount(&server)
+                    .await;
+            }
+            base_tx
+                .send(server.uri())
+                .expect("the test waits for the address");
+            std::future::pending::<()>().await;
+        });
     });
-    base
-}
-
-fn answer(mut stream: TcpStream, routes: &[(&'static str, Vec<u8>)]) {
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 65536 {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return,
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let target = head.split_whitespace().nth(1).unwrap_or("");
-    let path = target.split('?').next().unwrap_or("");
-    let (status, body) = match routes.iter().find(|(p, _)| *p == path) {
-        Some((_, body)) => ("200 OK", body.as_slice()),
-        None => ("404 Not Found", &b"not here"[..]),
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(body);
+    base_rx.recv().expect("the stand-in publisher started")
 }
