@@ -71,6 +71,10 @@ pub enum Credentials {
     BearerToken(SecretString),
     /// OAuth2 client credentials.
     ClientCredentials(ClientCredentials),
+    /// A person signed in ([`crate::sign_in`]): their access token, refreshed with their
+    /// refresh token, the rotated tokens kept in their [`TokenStore`](crate::sign_in::TokenStore).
+    #[cfg(feature = "sign-in")]
+    SignedIn(crate::sign_in::SignedInCredentials),
 }
 
 impl fmt::Debug for Credentials {
@@ -78,6 +82,8 @@ impl fmt::Debug for Credentials {
         match self {
             Credentials::BearerToken(_) => f.write_str("BearerToken([redacted])"),
             Credentials::ClientCredentials(c) => c.fmt(f),
+            #[cfg(feature = "sign-in")]
+            Credentials::SignedIn(c) => c.fmt(f),
         }
     }
 }
@@ -158,7 +164,7 @@ pub enum ClientAuthStyle {
 pub(crate) struct AccessToken(Arc<HeaderValue>);
 
 impl AccessToken {
-    fn new(token: &str) -> Option<AccessToken> {
+    pub(crate) fn new(token: &str) -> Option<AccessToken> {
         let mut header = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
         header.set_sensitive(true);
         Some(AccessToken(Arc::new(header)))
@@ -169,7 +175,7 @@ impl AccessToken {
         &self.0
     }
 
-    fn same_as(&self, other: &AccessToken) -> bool {
+    pub(crate) fn same_as(&self, other: &AccessToken) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 }
@@ -252,10 +258,20 @@ pub enum AuthErrorKind {
         "the identity provider answered with a redirect, which is never followed for a token or discovery request"
     )]
     Redirect,
+    /// The person's sign-in is over: no one is signed in, or the refresh token was refused
+    /// (`invalid_grant`: revoked, expired, or replaced by a newer one), or the stored sign-in
+    /// belongs to another identity provider or client. Signing in again is the only remedy;
+    /// the client never retries it.
+    #[error("the sign-in has ended or there is none: sign in again (`creditdata login`)")]
+    SignInRequired,
+    /// The application's [`TokenStore`](crate::sign_in::TokenStore) could not load or save the
+    /// sign-in.
+    #[error("the token store failed")]
+    TokenStore,
 }
 
 impl AuthError {
-    fn new(kind: AuthErrorKind, description: impl Into<Option<String>>) -> Self {
+    pub(crate) fn new(kind: AuthErrorKind, description: impl Into<Option<String>>) -> Self {
         AuthError {
             kind,
             description: description.into(),
@@ -264,7 +280,7 @@ impl AuthError {
     }
 
     /// The identity provider could not be reached: `error` says why.
-    fn unreachable(error: reqwest::Error) -> Self {
+    pub(crate) fn unreachable(error: reqwest::Error) -> Self {
         AuthError {
             kind: AuthErrorKind::Unavailable,
             description: None,
@@ -280,7 +296,7 @@ impl AuthError {
 
 /// Tokens are replaced this long before the provider says they expire, or a fifth of their
 /// lifetime before if that is shorter, so a call never leaves with a token about to lapse.
-const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+pub(crate) const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// The longest a token is kept, whatever `expires_in` says (production's tokens live five
 /// minutes): a larger value is clamped to this.
@@ -293,7 +309,7 @@ pub const MAX_IDENTITY_PROVIDER_BODY: u64 = 1024 * 1024;
 
 /// When a token obtained at `obtained` with `lifetime` (`expires_in`) should be replaced:
 /// `obtained` itself for a token without a lifetime or with a lifetime of zero (use once).
-fn refresh_deadline(obtained: Instant, lifetime: Option<Duration>) -> Instant {
+pub(crate) fn refresh_deadline(obtained: Instant, lifetime: Option<Duration>) -> Instant {
     let lifetime = lifetime.unwrap_or(Duration::ZERO).min(MAX_TOKEN_LIFETIME);
     let usable = lifetime.saturating_sub(REFRESH_MARGIN.min(lifetime / 5));
     obtained.checked_add(usable).unwrap_or(obtained)
@@ -321,7 +337,7 @@ enum Source {
 }
 
 struct TokenSource {
-    credentials: ClientCredentials,
+    grant: Grant,
     /// Never follows redirects (built so by the client builder).
     http: reqwest::Client,
     limits: IdentityProviderLimits,
@@ -332,6 +348,23 @@ struct TokenSource {
     /// Completed token requests, successful or not: a waiter that sees it change shares the
     /// outcome instead of asking again.
     completed: AtomicU64,
+}
+
+/// How a [`TokenSource`] obtains its tokens.
+enum Grant {
+    ClientCredentials(ClientCredentials),
+    #[cfg(feature = "sign-in")]
+    SignedIn(crate::sign_in::UserTokens),
+}
+
+impl fmt::Debug for Grant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Grant::ClientCredentials(c) => c.fmt(f),
+            #[cfg(feature = "sign-in")]
+            Grant::SignedIn(u) => u.fmt(f),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -353,7 +386,7 @@ impl fmt::Debug for Authenticator {
             Source::Static(_) => f.write_str("Authenticator(BearerToken([redacted]))"),
             Source::ClientCredentials(source) => f
                 .debug_struct("Authenticator")
-                .field("credentials", &source.credentials)
+                .field("credentials", &source.grant)
                 .finish_non_exhaustive(),
         }
     }
@@ -373,16 +406,13 @@ impl Authenticator {
                     "the bearer token contains characters an HTTP header cannot carry".to_string()
                 })?,
             ),
-            Credentials::ClientCredentials(credentials) => {
-                Source::ClientCredentials(Box::new(TokenSource {
-                    credentials,
-                    http,
-                    limits,
-                    current: RwLock::new(None),
-                    refresh: Mutex::new(RefreshState::default()),
-                    completed: AtomicU64::new(0),
-                }))
-            }
+            Credentials::ClientCredentials(credentials) => Source::ClientCredentials(Box::new(
+                TokenSource::new(Grant::ClientCredentials(credentials), http, limits),
+            )),
+            #[cfg(feature = "sign-in")]
+            Credentials::SignedIn(signed_in) => Source::ClientCredentials(Box::new(
+                TokenSource::new(Grant::SignedIn(signed_in.into_tokens()), http, limits),
+            )),
         };
         Ok(Authenticator {
             source: Arc::new(source),
@@ -429,6 +459,17 @@ impl Authenticator {
 }
 
 impl TokenSource {
+    fn new(grant: Grant, http: reqwest::Client, limits: IdentityProviderLimits) -> Self {
+        TokenSource {
+            grant,
+            http,
+            limits,
+            current: RwLock::new(None),
+            refresh: Mutex::new(RefreshState::default()),
+            completed: AtomicU64::new(0),
+        }
+    }
+
     fn fresh(&self) -> Option<AccessToken> {
         let current = self.current.read().unwrap_or_else(|e| e.into_inner());
         current
@@ -469,7 +510,7 @@ impl TokenSource {
             self.store(None);
         }
         let started = Instant::now();
-        let outcome = match self.request_token(&mut state).await {
+        let outcome = match self.obtain(&mut state, rejected.is_some()).await {
             Ok((token, lifetime)) => {
                 self.store(Some(Cached {
                     token: token.clone(),
@@ -490,11 +531,30 @@ impl TokenSource {
         outcome
     }
 
-    async fn token_url(&self, state: &mut RefreshState) -> Result<String, AuthError> {
+    /// A new token and its lifetime, by this source's grant. `after_rejection`: the service
+    /// refused the current token, which must not be handed out again.
+    #[cfg_attr(not(feature = "sign-in"), allow(unused_variables))]
+    async fn obtain(
+        &self,
+        state: &mut RefreshState,
+        after_rejection: bool,
+    ) -> Result<(AccessToken, Option<Duration>), AuthError> {
+        match &self.grant {
+            Grant::ClientCredentials(credentials) => self.request_token(credentials, state).await,
+            #[cfg(feature = "sign-in")]
+            Grant::SignedIn(user) => user.token(after_rejection).await,
+        }
+    }
+
+    async fn token_url(
+        &self,
+        credentials: &ClientCredentials,
+        state: &mut RefreshState,
+    ) -> Result<String, AuthError> {
         if let Some(url) = &state.token_url {
             return Ok(url.clone());
         }
-        let url = match &self.credentials.endpoint {
+        let url = match &credentials.endpoint {
             TokenEndpoint::Url(url) => url.clone(),
             TokenEndpoint::Issuer(issuer) => self.discover(issuer).await?,
         };
@@ -574,10 +634,10 @@ impl TokenSource {
     /// credentials grant (RFC 6749 §4.4).
     async fn request_token(
         &self,
+        cc: &ClientCredentials,
         state: &mut RefreshState,
     ) -> Result<(AccessToken, Option<Duration>), AuthError> {
-        let cc = &self.credentials;
-        let token_url = self.token_url(state).await?;
+        let token_url = self.token_url(cc, state).await?;
         let url = reqwest::Url::parse(&token_url).map_err(|e| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
@@ -769,12 +829,12 @@ fn token_error(body: &[u8]) -> AuthError {
 }
 
 /// 408, 429 and every 5xx: the identity provider cannot answer now.
-fn is_transient_status(status: StatusCode) -> bool {
+pub(crate) fn is_transient_status(status: StatusCode) -> bool {
     crate::retry::is_retryable_status(status) || status.is_server_error()
 }
 
 /// A value from the identity provider, bounded for a message.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 200;
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),

@@ -285,6 +285,21 @@ impl ClientBuilder {
         self
     }
 
+    /// Calls act as the person whose sign-in `store` keeps (see [`crate::sign_in`]): their
+    /// access token, refreshed at `provider` with their refresh token ahead of expiry and once
+    /// after a 401, the rotated tokens saved to `store`. When the sign-in has ended, calls fail
+    /// with [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired).
+    #[cfg(feature = "sign-in")]
+    pub fn signed_in(
+        self,
+        store: Arc<dyn crate::sign_in::TokenStore>,
+        provider: crate::sign_in::IdentityProvider,
+    ) -> Self {
+        self.credentials(Credentials::SignedIn(
+            crate::sign_in::SignedInCredentials::new(store, provider),
+        ))
+    }
+
     /// Shorthand for a static bearer token.
     pub fn bearer_token(self, token: impl Into<String>) -> Self {
         self.credentials(Credentials::bearer(token))

@@ -12,6 +12,9 @@
 //!   timeouts, retries;
 //! - [`auth`]: static bearer token or OAuth2 client credentials (token URL or OpenID Connect
 //!   issuer), cached, refreshed ahead of expiry, fetched once for any number of waiting calls;
+//! - `sign_in` (feature `sign-in`, on by default): a person signs in through the browser
+//!   (Authorization Code with PKCE), and calls carry their token, refreshed with their refresh
+//!   token; signing out;
 //! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
 //!   a `tracing` span;
 //! - [`error`]: the one [`Error`] to match on, which every builder's `call()` returns
@@ -111,6 +114,8 @@ pub mod operation;
 pub mod paging;
 pub mod retry;
 pub mod runtime;
+#[cfg(feature = "sign-in")]
+pub mod sign_in;
 pub mod source_file;
 pub mod statement;
 mod urls;
