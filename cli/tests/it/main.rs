@@ -3,4 +3,5 @@
 
 mod cli;
 mod common;
+mod sign_in;
 mod trust;
