@@ -77,6 +77,18 @@ impl IdentityProvider {
         IdentityProvider::with_timeout(issuer, client_id, DEFAULT_TIMEOUT)
     }
 
+    /// The identity provider of `environment` ([`Environment::identity_provider`]: the API
+    /// description's security scheme, or `CREDITDATA_ISSUER`...), for `client_id`.
+    pub fn for_environment(
+        environment: &crate::Environment,
+        client_id: impl Into<String>,
+    ) -> Result<IdentityProvider, SignInError> {
+        let urls = environment
+            .identity_provider()
+            .map_err(|e| SignInError::Config(e.to_string()))?;
+        IdentityProvider::new(urls.issuer, client_id)
+    }
+
     /// [`new`](Self::new), each request to the provider bounded by `timeout`.
     pub fn with_timeout(
         issuer: impl Into<String>,
