@@ -7,8 +7,9 @@
 //! discovery document ([`TokenEndpoint::Issuer`]).
 //!
 //! The token request (RFC 6749 §4.4: a form with `grant_type=client_credentials`, the client
-//! authenticated in the form or with HTTP Basic per §2.3.1) goes over an HTTP client of its
-//! own, which never follows redirects (see below).
+//! authenticated in the form or with HTTP Basic per §2.3.1) is made by the `oauth2` crate over
+//! an HTTP function of ours and an HTTP client of its own, which never follows redirects
+//! (see below).
 //!
 //! # Caching and single flight
 //!
@@ -55,12 +56,13 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use reqwest::header::HeaderValue;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::body_limits::{LimitedReadError, read_limited};
+use crate::identity_http::{OAuthHttp, oauth_error};
 use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
 /// How the client proves who it is.
@@ -631,12 +633,16 @@ impl TokenSource {
     }
 
     /// A token and its lifetime (`expires_in`, when the response has one): the client
-    /// credentials grant (RFC 6749 §4.4).
+    /// credentials grant (RFC 6749 §4.4), sent by the `oauth2` crate through the identity
+    /// provider's HTTP function ([`crate::identity_http`]).
     async fn request_token(
         &self,
         cc: &ClientCredentials,
         state: &mut RefreshState,
     ) -> Result<(AccessToken, Option<Duration>), AuthError> {
+        use oauth2::basic::{BasicClient, BasicTokenType};
+        use oauth2::{AuthType, ClientId, ClientSecret, Scope, TokenResponse as _, TokenUrl};
+
         let token_url = self.token_url(cc, state).await?;
         let url = reqwest::Url::parse(&token_url).map_err(|e| {
             AuthError::new(
@@ -644,188 +650,41 @@ impl TokenSource {
                 format!("token endpoint {token_url:?} is not a URL: {e}"),
             )
         })?;
-        let scope = cc.scopes.join(" ");
-        let mut form = vec![("grant_type", "client_credentials")];
-        if !scope.is_empty() {
-            form.push(("scope", &scope));
-        }
-        let mut request = self
-            .http
-            .post(url)
-            .header(ACCEPT, HeaderValue::from_static("application/json"))
-            .timeout(self.limits.timeout);
-        match cc.auth_style {
-            ClientAuthStyle::RequestBody => {
-                form.push(("client_id", &cc.client_id));
-                form.push(("client_secret", cc.client_secret.expose_secret()));
-            }
-            ClientAuthStyle::BasicAuth => request = request.header(AUTHORIZATION, basic(cc)?),
-        }
-        let response = request
-            .form(&form)
-            .send()
+        let client = BasicClient::new(ClientId::new(cc.client_id.clone()))
+            .set_client_secret(ClientSecret::new(
+                cc.client_secret.expose_secret().to_string(),
+            ))
+            .set_auth_type(match cc.auth_style {
+                ClientAuthStyle::RequestBody => AuthType::RequestBody,
+                // RFC 6749 §2.3.1: id and secret form-urlencoded, then joined by `:`.
+                ClientAuthStyle::BasicAuth => AuthType::BasicAuth,
+            })
+            .set_token_uri(TokenUrl::from_url(url));
+        let http = OAuthHttp::new(self.http.clone(), self.limits);
+        let answer = client
+            .exchange_client_credentials()
+            .add_scopes(cc.scopes.iter().cloned().map(Scope::new))
+            .request_async(&http)
             .await
-            .map_err(AuthError::unreachable)?;
-        let status = response.status();
-        if status.is_redirection() {
-            return Err(AuthError::new(
-                AuthErrorKind::Redirect,
-                format!(
-                    "the token endpoint answered {status}, pointing to {}",
-                    shown_location(&response)
-                ),
-            ));
-        }
-        if is_transient_status(status) {
-            // "Not now" whatever the body says (an RFC 6749 error, `{"message":...}`, nothing):
-            // classified by status, the body left unread.
-            return Err(AuthError::new(
-                AuthErrorKind::Unavailable,
-                format!("the token endpoint answered {status}"),
-            ));
-        }
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.to_ascii_lowercase());
-        if status != StatusCode::OK && !is_json.as_deref().is_some_and(|v| v.contains("json")) {
-            // Not an OAuth2 error response (an HTML page from a proxy, an empty 401).
-            let kind = match status.as_u16() {
-                401 => AuthErrorKind::InvalidClient,
-                _ => AuthErrorKind::InvalidResponse,
-            };
-            return Err(AuthError::new(
-                kind,
-                format!("the token endpoint answered {status} without an OAuth2 error code"),
-            ));
-        }
-        let body = read_limited(response, self.limits.max_body)
-            .await
-            .map_err(|e| match e {
-                LimitedReadError::TooLarge(limit) => AuthError::new(
-                    AuthErrorKind::InvalidResponse,
-                    format!(
-                        "the token endpoint's answer is larger than {limit} bytes, so it was not read"
-                    ),
-                ),
-                LimitedReadError::Transport(e) => AuthError::unreachable(e),
-            })?;
-        if status != StatusCode::OK {
-            return Err(token_error(&body));
-        }
-        if is_json
-            .as_deref()
-            .is_some_and(|v| !v.starts_with("application/json"))
-        {
-            return Err(AuthError::new(
-                AuthErrorKind::InvalidResponse,
-                format!(
-                    "the token endpoint answered with Content-Type {:?}, not application/json",
-                    shorten(is_json.as_deref().unwrap_or_default())
-                ),
-            ));
-        }
-        let response: TokenAnswer = parse_answer(&body)?;
-        if !response.token_type.eq_ignore_ascii_case("bearer") {
+            .map_err(oauth_error)?;
+        if *answer.token_type() != BasicTokenType::Bearer {
             // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
             return Err(AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 format!(
                     "the token endpoint issued a token of type {:?}, not Bearer",
-                    shorten(&response.token_type)
+                    shorten(answer.token_type().as_ref())
                 ),
             ));
         }
-        let token = AccessToken::new(&response.access_token).ok_or_else(|| {
+        let token = AccessToken::new(answer.access_token().secret()).ok_or_else(|| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 "the access token contains characters an HTTP header cannot carry".to_string(),
             )
         })?;
-        Ok((token, response.expires_in.map(Duration::from_secs)))
+        Ok((token, answer.expires_in()))
     }
-}
-
-/// `Authorization: Basic` for the client (RFC 6749 §2.3.1: id and secret are form-urlencoded
-/// first), marked sensitive.
-fn basic(credentials: &ClientCredentials) -> Result<HeaderValue, AuthError> {
-    use base64::Engine as _;
-    let encode = |text: &str| form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
-    let pair = format!(
-        "{}:{}",
-        encode(&credentials.client_id),
-        encode(credentials.client_secret.expose_secret())
-    );
-    let mut value = HeaderValue::from_str(&format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(pair)
-    ))
-    .map_err(|_| {
-        AuthError::new(
-            AuthErrorKind::InvalidRequest,
-            "the client id or secret cannot be sent in a header".to_string(),
-        )
-    })?;
-    value.set_sensitive(true);
-    Ok(value)
-}
-
-/// A successful token response (RFC 6749 §5.1); other members are ignored.
-#[derive(serde::Deserialize)]
-struct TokenAnswer {
-    access_token: String,
-    token_type: String,
-    expires_in: Option<u64>,
-}
-
-/// An error response (RFC 6749 §5.2).
-#[derive(serde::Deserialize)]
-struct ErrorAnswer {
-    error: String,
-    error_description: Option<String>,
-}
-
-/// `body` decoded as `T`. Neither the body nor serde's message (which quotes values) is shown:
-/// a half-valid token response would put the token in the message. The path says enough.
-fn parse_answer<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, AuthError> {
-    if body.is_empty() {
-        return Err(AuthError::new(
-            AuthErrorKind::InvalidResponse,
-            "the token endpoint's answer is empty".to_string(),
-        ));
-    }
-    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).map_err(
-        |e: serde_path_to_error::Error<serde_json::Error>| {
-            AuthError::new(
-                AuthErrorKind::InvalidResponse,
-                format!(
-                    "the token endpoint's answer ({} bytes) is not a token response ({:?} error at `{}`)",
-                    body.len(),
-                    e.inner().classify(),
-                    e.path()
-                ),
-            )
-        },
-    )
-}
-
-/// The error a token endpoint answered with a JSON `body`.
-fn token_error(body: &[u8]) -> AuthError {
-    let answer: ErrorAnswer = match parse_answer(body) {
-        Ok(answer) => answer,
-        Err(error) => return error,
-    };
-    let kind = match answer.error.as_str() {
-        "invalid_client" => AuthErrorKind::InvalidClient,
-        "unauthorized_client" => AuthErrorKind::UnauthorizedClient,
-        "invalid_scope" => AuthErrorKind::InvalidScope,
-        "invalid_grant" => AuthErrorKind::InvalidGrant,
-        "invalid_request" => AuthErrorKind::InvalidRequest,
-        "unsupported_grant_type" => AuthErrorKind::UnsupportedGrantType,
-        other => AuthErrorKind::Other(shorten(other)),
-    };
-    AuthError::new(kind, answer.error_description)
 }
 
 /// 408, 429 and every 5xx: the identity provider cannot answer now.

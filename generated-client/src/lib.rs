@@ -121,6 +121,7 @@ mod body_limits;
 pub mod config;
 pub mod download;
 pub mod error;
+mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;

@@ -4,25 +4,23 @@
 //! Every request to the identity provider (discovery, JWKS, token, revocation, end-session)
 //! goes through [`IdentityProvider::send`]: no redirect is followed, `408`, `429` and `5xx` are
 //! [`AuthErrorKind::Unavailable`] whatever the body, a non-JSON error answer is classified by
-//! its status, and no body is read beyond [`MAX_IDENTITY_PROVIDER_BODY`]. The `oauth2` crate
-//! reaches the provider only through [`IdentityProvider::oauth_http`], which is that function.
+//! its status, and no body is read beyond [`MAX_IDENTITY_PROVIDER_BODY`] (`identity_http.rs`,
+//! shared with client credentials). The `oauth2` crate reaches the provider only through
+//! [`IdentityProvider::oauth_http`], which is that function.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::CONTENT_TYPE;
 use tokio::sync::OnceCell;
 
 use crate::auth::{
-    AuthError, AuthErrorKind, IdentityProviderLimits, MAX_IDENTITY_PROVIDER_BODY,
-    is_transient_status, shorten,
+    AuthError, AuthErrorKind, IdentityProviderLimits, MAX_IDENTITY_PROVIDER_BODY, shorten,
 };
-use crate::body_limits::{LimitedReadError, read_limited};
-use crate::urls::{shown_location, validate_identity_provider_url};
+pub(crate) use crate::identity_http::oauth_error;
+use crate::identity_http::{OAuthHttp, exchange};
+use crate::urls::validate_identity_provider_url;
 
 use super::SignInError;
 
@@ -260,10 +258,7 @@ impl IdentityProvider {
 
     /// The HTTP function the `oauth2` crate sends its requests with.
     pub(crate) fn oauth_http(&self) -> OAuthHttp {
-        OAuthHttp {
-            http: self.inner.http.clone(),
-            limits: self.inner.limits,
-        }
+        OAuthHttp::new(self.inner.http.clone(), self.inner.limits)
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {
@@ -296,139 +291,4 @@ struct DiscoveryDocument {
     id_token_signing_alg_values_supported: Option<Vec<String>>,
     code_challenge_methods_supported: Option<Vec<String>>,
     authorization_response_iss_parameter_supported: Option<bool>,
-}
-
-/// The `oauth2` crate's HTTP client: the identity provider's rules around `reqwest`.
-#[derive(Clone)]
-pub(crate) struct OAuthHttp {
-    http: reqwest::Client,
-    limits: IdentityProviderLimits,
-}
-
-type OAuthFuture = Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, AuthError>> + Send>>;
-
-impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
-    type Error = AuthError;
-    type Future = OAuthFuture;
-
-    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
-        let http = self.http.clone();
-        let limits = self.limits;
-        Box::pin(async move {
-            let request = reqwest::Request::try_from(request).map_err(|e| {
-                AuthError::new(
-                    AuthErrorKind::InvalidRequest,
-                    format!(
-                        "the request to the identity provider could not be built: {}",
-                        crate::error::DisplayChain(&e)
-                    ),
-                )
-            })?;
-            exchange(&http, limits, request).await
-        })
-    }
-}
-
-/// One request to the identity provider: never redirected, transient statuses classified
-/// whatever the body, non-JSON error answers classified by status, the body bounded.
-async fn exchange(
-    http: &reqwest::Client,
-    limits: IdentityProviderLimits,
-    mut request: reqwest::Request,
-) -> Result<oauth2::HttpResponse, AuthError> {
-    let shown = crate::urls::redact_url(request.url());
-    *request.timeout_mut() = Some(limits.timeout);
-    let response = http
-        .execute(request)
-        .await
-        .map_err(AuthError::unreachable)?;
-    let status = response.status();
-    if status.is_redirection() {
-        return Err(AuthError::new(
-            AuthErrorKind::Redirect,
-            format!(
-                "{shown} answered {status}, pointing to {}",
-                shown_location(&response)
-            ),
-        ));
-    }
-    if is_transient_status(status) {
-        return Err(AuthError::new(
-            AuthErrorKind::Unavailable,
-            format!("{shown} answered {status}"),
-        ));
-    }
-    let content_type = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_ascii_lowercase);
-    let is_json = content_type.as_deref().is_some_and(|v| v.contains("json"));
-    if status != StatusCode::OK && !is_json {
-        // Not an OAuth2 error answer (an HTML page from a proxy, an empty 401): its status
-        // says all there is to say, and the body is not read.
-        let kind = match status.as_u16() {
-            401 => AuthErrorKind::InvalidClient,
-            _ => AuthErrorKind::InvalidResponse,
-        };
-        return Err(AuthError::new(
-            kind,
-            format!("{shown} answered {status} without an OAuth2 error code"),
-        ));
-    }
-    let headers = response.headers().clone();
-    let body = read_limited(response, limits.max_body)
-        .await
-        .map_err(|e| match e {
-            LimitedReadError::TooLarge(limit) => AuthError::new(
-                AuthErrorKind::InvalidResponse,
-                format!("the answer of {shown} is larger than {limit} bytes, so it was not read"),
-            ),
-            LimitedReadError::Transport(e) => AuthError::unreachable(e),
-        })?;
-    let mut answer = http::Response::new(body.to_vec());
-    *answer.status_mut() = status;
-    *answer.headers_mut() = headers;
-    Ok(answer)
-}
-
-/// An `oauth2` request's failure as an [`AuthError`], never quoting a body (a half-valid token
-/// answer would put a token in the message).
-pub(crate) fn oauth_error<T>(
-    error: oauth2::RequestTokenError<AuthError, oauth2::StandardErrorResponse<T>>,
-) -> AuthError
-where
-    T: oauth2::ErrorResponseType + AsRef<str> + fmt::Display + 'static,
-{
-    use oauth2::RequestTokenError;
-    match error {
-        RequestTokenError::Request(error) => error,
-        RequestTokenError::ServerResponse(answer) => {
-            let kind = match answer.error().as_ref() {
-                "invalid_client" => AuthErrorKind::InvalidClient,
-                "unauthorized_client" => AuthErrorKind::UnauthorizedClient,
-                "invalid_scope" => AuthErrorKind::InvalidScope,
-                "invalid_grant" => AuthErrorKind::InvalidGrant,
-                "invalid_request" => AuthErrorKind::InvalidRequest,
-                "unsupported_grant_type" => AuthErrorKind::UnsupportedGrantType,
-                other => AuthErrorKind::Other(shorten(other)),
-            };
-            AuthError::new(
-                kind,
-                answer.error_description().map(|d| shorten(d.as_str())),
-            )
-        }
-        RequestTokenError::Parse(error, body) => AuthError::new(
-            AuthErrorKind::InvalidResponse,
-            format!(
-                "the identity provider's answer ({} bytes) is not a token response ({:?} error at `{}`)",
-                body.len(),
-                error.inner().classify(),
-                error.path()
-            ),
-        ),
-        RequestTokenError::Other(why) => {
-            AuthError::new(AuthErrorKind::InvalidResponse, shorten(&why))
-        }
-    }
 }
