@@ -18,7 +18,8 @@ EXIT STATUS:
   1    the service or the network failed, or a local file could not be written
        (stderr names the operation and says what the service answered)
   2    usage or configuration error: a bad option or value, a bad CREDITDATA_*
-       variable, an unreadable secret file (nothing was sent)
+       variable, an unreadable secret file, a mistake in config.toml, an unusable
+       token store (a sign-in file others can read) (nothing was sent)
   3    authentication failed: no access token could be obtained, or the service
        refused it (401); the sign-in has expired or was revoked (run
        `creditdata login` again); `auth status`/`auth token`: not signed in
@@ -35,6 +36,9 @@ ENVIRONMENT (a command-line option wins over its variable):
                              where those environments are
   CREDITDATA_TOKEN_URL       OAuth2 token endpoint               (--token-url)
   CREDITDATA_ISSUER          or an OpenID Connect issuer         (--issuer)
+                             (without client credentials: the issuer to sign in with)
+  CREDITDATA_PRODUCTION_ISSUER, CREDITDATA_TEST_ISSUER
+                             where people of those environments sign in
   CREDITDATA_CLIENT_ID       client id                           (--client-id)
   CREDITDATA_CLIENT_SECRET   client secret                       (--client-secret-file)
   CREDITDATA_TOKEN           a static bearer token               (--token-file)

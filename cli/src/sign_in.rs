@@ -29,9 +29,6 @@ use crate::settings::{Context, Layer, ServiceLocation, service_location};
 use crate::terminal::{note, one_line};
 use crate::token_store::{Opened, Store, StoreError, open};
 
-/// The realm path of the mock's identity provider below its base URL.
-const MOCK_REALM_PATH: &str = "/realms/consumer";
-
 /// An access token with less than this left is renewed before `auth token` prints it: a script
 /// should have time to use it.
 const PRINT_MARGIN: Duration = Duration::from_secs(60);
@@ -105,29 +102,20 @@ pub fn target(
     })
 }
 
-/// The identity provider an environment comes with, where the CLI knows it.
+/// The identity provider an environment comes with (the client's: the description's security
+/// schemes, `CREDITDATA_PRODUCTION_ISSUER` / `CREDITDATA_TEST_ISSUER`, the mock's realm).
 fn default_issuer(
     environment: &Environment,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, Failure> {
-    match environment {
-        Environment::Mock => {
-            let base = env("CREDITDATA_MOCK_URL")
-                .filter(|v| !v.trim().is_empty())
-                .unwrap_or_else(|| creditdata_client::config::DEFAULT_MOCK_URL.to_string());
-            Ok(format!(
-                "{}{MOCK_REALM_PATH}",
-                base.trim().trim_end_matches('/')
+    environment
+        .identity_provider_with(env)
+        .map(|urls| urls.issuer)
+        .map_err(|e| {
+            Failure::Usage(format!(
+                "{e} (or give the issuer with --issuer; `creditdata login` records it in the profile)"
             ))
-        }
-        other => Err(Failure::Usage(format!(
-            "no identity provider is known for the environment {}: give its issuer with --issuer or CREDITDATA_ISSUER (it is then recorded in the profile)",
-            match other {
-                Environment::Custom(url) => url.clone(),
-                other => format!("{other:?}").to_lowercase(),
-            }
-        ))),
-    }
+        })
 }
 
 /// The client's token store over ours: the stored sign-in as JSON text.
@@ -522,4 +510,108 @@ async fn refreshed_access_token(
         .filter(|_| renewed.access_token_valid_for().is_some())
         .map(|t| t.expose_secret().to_string())
         .ok_or_else(|| Failure::Auth("the identity provider sent no usable access token".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+    use std::collections::HashMap;
+
+    fn global(args: &[&str]) -> GlobalArgs {
+        let mut argv = vec!["creditdata"];
+        argv.extend_from_slice(args);
+        argv.push("logout");
+        Cli::try_parse_from(argv).unwrap().global
+    }
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn work() -> Profile {
+        Profile {
+            environment: Some("test".into()),
+            issuer: Some("https://login.bank.example/realms/test".into()),
+            client_id: Some("bank-cli".into()),
+            scopes: Some(vec!["openid".into()]),
+            ..Profile::default()
+        }
+    }
+
+    #[test]
+    fn the_issuer_comes_from_option_then_variable_then_profile_then_environment() {
+        let vars = [("CREDITDATA_ISSUER", "https://env.example/realms/x")];
+        let t = target(
+            &global(&["--issuer", "https://flag.example/r"]),
+            &env(&vars),
+            &work(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.issuer, "https://flag.example/r");
+        let t = target(&global(&[]), &env(&vars), &work(), true).unwrap();
+        assert_eq!(t.issuer, "https://env.example/realms/x");
+        let t = target(&global(&[]), &env(&[]), &work(), true).unwrap();
+        assert_eq!(t.issuer, "https://login.bank.example/realms/test");
+        assert_eq!(
+            (t.environment.as_str(), t.client_id.as_str()),
+            ("test", "bank-cli")
+        );
+        let t = target(
+            &global(&[]),
+            &env(&[("CREDITDATA_MOCK_URL", "http://127.0.0.1:9999/")]),
+            &Profile::default(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.issuer, "http://127.0.0.1:9999/realms/consumer");
+        assert_eq!(
+            (t.environment.as_str(), t.client_id.as_str()),
+            ("mock", CLI_CLIENT_ID)
+        );
+        assert_eq!(t.scopes, ["openid", "profile"]);
+    }
+
+    #[test]
+    fn a_profile_issuer_is_not_paired_with_another_environment() {
+        // The person points this run at the mock: the profile's test-environment issuer and
+        // client must not come along.
+        let t = target(
+            &global(&["--environment", "mock"]),
+            &env(&[]),
+            &work(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.issuer, "http://127.0.0.1:8080/realms/consumer");
+        assert_eq!(t.client_id, CLI_CLIENT_ID);
+        // Production with no known identity provider says what to set.
+        let err = target(
+            &global(&["--environment", "production"]),
+            &env(&[]),
+            &work(),
+            true,
+        )
+        .unwrap_err();
+        let message = err.message().unwrap();
+        assert!(
+            message.contains("CREDITDATA_PRODUCTION_ISSUER") && message.contains("--issuer"),
+            "{message}"
+        );
+        // --client-id names the sign-in client only for `login`.
+        let t = target(
+            &global(&["--client-id", "other"]),
+            &env(&[]),
+            &work(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(t.client_id, "bank-cli");
+    }
 }
