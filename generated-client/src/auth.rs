@@ -65,8 +65,9 @@ use crate::body_limits::{LimitedReadError, read_limited};
 use crate::identity_http::{OAuthHttp, oauth_error};
 use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
-/// How the client proves who it is.
+/// How the client proves who it is. Non-exhaustive: the `sign-in` feature adds a variant.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum Credentials {
     /// A bearer token obtained elsewhere; sent as is and never refreshed (a 401 is returned to
     /// the caller).

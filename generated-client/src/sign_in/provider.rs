@@ -93,17 +93,31 @@ impl IdentityProvider {
         client_id: impl Into<String>,
         timeout: Duration,
     ) -> Result<IdentityProvider, SignInError> {
+        IdentityProvider::with_http_settings(issuer, client_id, timeout, |builder| builder)
+    }
+
+    /// [`with_timeout`](Self::with_timeout), the HTTP client configured by `settings` (a
+    /// proxy, extra root certificates, ...). Whatever `settings` does, the client is then
+    /// built with `redirect::Policy::none()`: a redirected token request would carry a code,
+    /// a verifier or a refresh token elsewhere, so a redirect is an error naming its
+    /// `Location`.
+    pub fn with_http_settings(
+        issuer: impl Into<String>,
+        client_id: impl Into<String>,
+        timeout: Duration,
+        settings: impl FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
+    ) -> Result<IdentityProvider, SignInError> {
         let issuer = issuer.into();
         validate_identity_provider_url("the issuer URL", &issuer).map_err(SignInError::Config)?;
         let client_id = client_id.into();
         if client_id.trim().is_empty() {
             return Err(SignInError::Config("the client id is empty".into()));
         }
-        let http = reqwest::Client::builder()
+        let defaults = reqwest::Client::builder()
             .user_agent(concat!("creditdata-client/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            // A redirected token request would carry a code, a verifier or a refresh token
-            // elsewhere; a redirect is an error naming its `Location`.
+            .connect_timeout(timeout.min(Duration::from_secs(10)));
+        let http = settings(defaults)
+            // Last, so no setting can undo it.
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| {

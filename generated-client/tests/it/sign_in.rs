@@ -360,6 +360,128 @@ async fn a_denied_consent_is_a_typed_error_shown_to_the_browser() {
 }
 
 #[tokio::test]
+async fn prompt_none_without_a_browser_session_is_login_required() {
+    let mock = start_mock().await;
+    let options = SignInOptions {
+        prompt: Some("none".into()),
+        ..SignInOptions::default()
+    };
+    let pending = SignIn::start(&provider_of(&mock), options)
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().to_string();
+    let browse = async {
+        let browser = browser();
+        let answer = browser.get(&url).send().await.expect("authorize");
+        assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+        let location = answer.headers()["location"].to_str().unwrap().to_string();
+        browser
+            .get(&location)
+            .send()
+            .await
+            .expect("redirect")
+            .status()
+    };
+    let (outcome, status) = tokio::join!(pending.finish(), browse);
+    match outcome {
+        Err(SignInError::Authorization { kind, .. }) => {
+            assert_eq!(kind, AuthorizationErrorKind::LoginRequired)
+        }
+        other => panic!("expected login_required, got {other:?}"),
+    }
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    mock.shutdown().await;
+}
+
+/// Signing in, a refresh and signing out log nothing a reader of the logs must not see: no
+/// token, code, state or nonce, and not the person's name.
+#[tokio::test(flavor = "current_thread")]
+async fn signing_in_refreshing_and_signing_out_log_no_token_and_no_name() {
+    let captured = crate::support::Captured::default();
+    let _guard = tracing::subscriber::set_default(crate::support::capturing_subscriber(
+        &captured,
+        "creditdata_client=trace",
+    ));
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().clone();
+    let port = pending
+        .redirect_uri()
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/callback")
+        .to_string();
+    let hostile = raw_request(
+        port.parse().unwrap(),
+        b"GET /callback?state=wrong&code=c HTTP/1.1\r\n\r\n",
+    );
+    let (signed_in, (status, _), _) = tokio::join!(
+        pending.finish(),
+        browse(&mock, url.to_string(), "approve"),
+        hostile
+    );
+    assert_eq!(status, StatusCode::OK);
+    let signed_in = signed_in.expect("signed in");
+    let store = Arc::new(MemoryTokenStore::with(expired(signed_in.clone())));
+    let client = signed_in_client(&mock, store.clone(), provider.clone());
+    client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("created");
+    let refreshed = store.load().unwrap().unwrap();
+    sign_out(&provider, &refreshed).await.expect("signed out");
+    let error = client
+        .get_sessions()
+        .call()
+        .await
+        .expect_err("the access token is revoked");
+    assert_eq!(
+        auth_kind(&error),
+        Some(AuthErrorKind::SignInRequired),
+        "{error:?}"
+    );
+
+    let logs = captured.text();
+    assert!(
+        logs.contains("creditdata.call"),
+        "the calls were logged: {logs}"
+    );
+    let parameter = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .unwrap()
+    };
+    let mut never = vec![
+        USER_NAME.to_string(),
+        "lena@lender.example".to_string(),
+        parameter("state"),
+        parameter("nonce"),
+        parameter("code_challenge"),
+    ];
+    for stored in [&signed_in, &refreshed] {
+        for token in [
+            &stored.access_token,
+            &stored.refresh_token,
+            &stored.id_token,
+        ] {
+            never.push(secret(token));
+        }
+    }
+    for hidden in never {
+        assert!(
+            !logs.contains(&hidden),
+            "the logs show a secret or personal data"
+        );
+    }
+    mock.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_sign_in_nobody_finishes_times_out() {
     let mock = start_mock().await;
     let options = SignInOptions {
