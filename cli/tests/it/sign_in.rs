@@ -17,10 +17,15 @@ use crate::common::command;
 const LOGIN_LIMIT: Duration = Duration::from_secs(60);
 
 pub async fn mock() -> MockServer {
+    mock_with(MockConfig::default()).await
+}
+
+/// A mock whose providers answer at once and never fail.
+async fn mock_with(config: MockConfig) -> MockServer {
     MockServer::start(MockConfig {
         provider_delay: Duration::ZERO,
         provider_error_one_in: 0,
-        ..MockConfig::default()
+        ..config
     })
     .await
     .expect("the mock starts")
@@ -595,4 +600,101 @@ async fn settings_come_from_option_then_variable_then_profile() {
         "{}",
         bad.stderr
     );
+}
+
+#[tokio::test]
+async fn auth_token_renews_a_token_about_to_expire() {
+    // Access tokens of 30 s: less than the minute `auth token` wants a script to have.
+    let mock = mock_with(MockConfig {
+        token_lifetime: Duration::from_secs(30),
+        ..MockConfig::default()
+    })
+    .await;
+    let home = Home::new(&mock);
+    home.login(&[], &[], |url| {
+        sign_in_over_http(url, "lena", "lena-password", "approve")
+    })
+    .await
+    .ok();
+    let before = home.stored("default");
+    let token = home.run(&["auth", "token"]).await.ok();
+    let after = home.stored("default");
+    let printed = token.stdout.trim();
+    assert_ne!(printed, before["access_token"].as_str().unwrap(), "renewed");
+    assert_eq!(printed, after["access_token"].as_str().unwrap(), "and kept");
+    assert_ne!(
+        after["refresh_token"], before["refresh_token"],
+        "the rotated refresh token is kept"
+    );
+    // The renewed token is Lena's.
+    let created = home
+        .run_with(
+            &[("CREDITDATA_TOKEN", printed)],
+            &[
+                "sessions",
+                "create",
+                "--email",
+                "a@example.com",
+                "-q",
+                "GBR:score",
+            ],
+        )
+        .await
+        .ok();
+    assert_eq!(created.json()["createdByName"], "Lena Loan Officer");
+}
+
+#[tokio::test]
+async fn logout_forgets_even_when_the_provider_is_gone_and_says_so() {
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    home.login(&[], &[], |url| {
+        sign_in_over_http(url, "lena", "lena-password", "approve")
+    })
+    .await
+    .ok();
+    let secrets = secrets(&home.stored("default"));
+    mock.shutdown().await;
+    let logout = home.run(&["logout"]).await;
+    assert_eq!(logout.status, 1, "{}", logout.stderr);
+    assert!(
+        logout.stderr.contains("removed from this computer")
+            && logout.stderr.contains("stays valid until it expires"),
+        "{}",
+        logout.stderr
+    );
+    assert_no_secret(&logout, &secrets);
+    assert!(!home.token_file("default").exists());
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_unreadable_sign_in_is_refused_without_quoting_it_and_logout_removes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    let tokens = home.config_dir().join("tokens");
+    std::fs::create_dir_all(&tokens).unwrap();
+    std::fs::set_permissions(home.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let file = home.token_file("default");
+    std::fs::write(&file, "{\"refresh_token\": \"not-json-secret-value\" oops").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let run = home
+        .run(&["--token-store", "file", "sessions", "list"])
+        .await;
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot be read") && run.stderr.contains("creditdata logout"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.all().contains("not-json-secret-value"),
+        "{}",
+        run.stderr
+    );
+    home.run(&["--token-store", "file", "logout"]).await.ok();
+    assert!(!file.exists());
 }
