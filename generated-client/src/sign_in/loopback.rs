@@ -3,6 +3,9 @@
 //! connection (a slow one, a silent one, a flood from a hostile local page) delays the one
 //! the wait is for.
 
+use std::future::Future as _;
+use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -86,29 +89,59 @@ impl<'a> Waiter<'a> {
     /// The next request read whole, or `None` at `deadline`.
     pub(super) async fn next(&mut self, deadline: Instant) -> Option<Callback> {
         loop {
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline) => return None,
-                accepted = self.listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        // Bound to 127.0.0.1, so every peer should be loopback: checked anyway.
-                        if peer.ip().is_loopback() && self.reading.len() < MAX_OPEN_CONNECTIONS {
-                            self.reading.spawn(read_request(stream));
-                        }
-                    }
-                    Err(error) => {
-                        // Out of file descriptors, say: do not spin on it.
-                        tracing::debug!(%error, "accepting a connection failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                },
-                Some(read) = self.reading.join_next(), if !self.reading.is_empty() => {
-                    if let Ok(Some(callback)) = read {
-                        return Some(callback);
+            match self.next_event(deadline).await {
+                Event::Deadline => return None,
+                Event::Accepted(Ok((stream, peer))) => {
+                    // Bound to 127.0.0.1, so every peer should be loopback: checked anyway.
+                    if peer.ip().is_loopback() && self.reading.len() < MAX_OPEN_CONNECTIONS {
+                        self.reading.spawn(read_request(stream));
                     }
                 }
+                Event::Accepted(Err(error)) => {
+                    // Out of file descriptors, say: do not spin on it.
+                    tracing::debug!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Event::Read(Some(Ok(Some(callback)))) => return Some(callback),
+                Event::Read(_) => {}
             }
         }
     }
+
+    /// Whichever comes first: the deadline, a request read whole, a new connection. (By hand
+    /// rather than with `tokio::select!`, which would bring tokio's macros to every user of
+    /// the client; `accept` and `join_next` may be dropped unfinished without losing anything.)
+    async fn next_event(&mut self, deadline: Instant) -> Event {
+        let mut sleep = pin!(tokio::time::sleep_until(deadline));
+        let mut accept = pin!(self.listener.accept());
+        let reading = &mut self.reading;
+        let mut read = pin!(async move {
+            if reading.is_empty() {
+                std::future::pending().await
+            } else {
+                reading.join_next().await
+            }
+        });
+        std::future::poll_fn(|cx| {
+            if sleep.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Event::Deadline);
+            }
+            if let Poll::Ready(read) = read.as_mut().poll(cx) {
+                return Poll::Ready(Event::Read(read));
+            }
+            if let Poll::Ready(accepted) = accept.as_mut().poll(cx) {
+                return Poll::Ready(Event::Accepted(accepted));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+enum Event {
+    Deadline,
+    Accepted(std::io::Result<(TcpStream, std::net::SocketAddr)>),
+    Read(Option<Result<Option<Callback>, tokio::task::JoinError>>),
 }
 
 /// Reads one request head, within [`REQUEST_TIMEOUT`] and [`MAX_REQUEST_HEAD`]; `None` when
