@@ -268,6 +268,9 @@ pub async fn login(
     if let Some(notice) = fallback_notice {
         note(&format!("note: {notice}"));
     }
+    // The sign-in this one replaces is ended below: a refresh token nobody keeps any more must
+    // not stay valid at the provider. Unreadable is as good as none here.
+    let previous = store.load().ok().flatten();
     if let Err(error) = store.save(&signed_in) {
         // Tokens nobody keeps should not stay valid at the provider.
         let _ = sign_out(&provider, &signed_in).await;
@@ -290,6 +293,21 @@ pub async fn login(
             f.message().unwrap_or_default()
         ))
     })?;
+    if let Some(previous) = previous {
+        let ended = match IdentityProvider::new(previous.issuer.clone(), previous.client_id.clone())
+        {
+            Ok(provider) => sign_out(&provider, &previous).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = ended {
+            note(&format!(
+                "warning: the previous sign-in of profile {} could not be revoked at {} ({}); it ends when its refresh token expires",
+                context.profile_name,
+                previous.issuer,
+                one_line(&DisplayChain(&error).to_string())
+            ));
+        }
+    }
     let user = signed_in.user();
     let who = match (&user.name, &user.username) {
         (Some(name), Some(username)) => format!("{name} ({username})"),

@@ -698,3 +698,34 @@ async fn an_unreadable_sign_in_is_refused_without_quoting_it_and_logout_removes_
     home.run(&["--token-store", "file", "logout"]).await.ok();
     assert!(!file.exists());
 }
+
+#[tokio::test]
+async fn a_second_login_ends_the_first_at_the_provider() {
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    let approve = |url| sign_in_over_http(url, "lena", "lena-password", "approve");
+    home.login(&[], &[], approve).await.ok();
+    let first = home.stored("default")["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let second = home.login(&[], &[], approve).await.ok();
+    assert!(!second.stderr.contains("warning"), "{}", second.stderr);
+    assert_ne!(home.stored("default")["refresh_token"], first.as_str());
+    let refused = reqwest::Client::new()
+        .post(mock.token_url())
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", first.as_str()),
+            ("client_id", mock.public_client_id()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        refused.status(),
+        StatusCode::BAD_REQUEST,
+        "the first sign-in was revoked"
+    );
+    home.run(&["sessions", "list"]).await.ok();
+}
