@@ -690,6 +690,15 @@ fn now() -> u64 {
 
 /// A wiremock identity provider: discovery and JWKS (the key `kid-1`).
 async fn hostile_provider(key: &TestKey) -> (wiremock::MockServer, String) {
+    hostile_provider_announcing_iss(key, false).await
+}
+
+/// [`hostile_provider`], its discovery document promising `iss` in the redirect (RFC 9207)
+/// when `iss_supported`.
+async fn hostile_provider_announcing_iss(
+    key: &TestKey,
+    iss_supported: bool,
+) -> (wiremock::MockServer, String) {
     let server = wiremock::MockServer::start().await;
     let issuer = format!("{}{WIREMOCK_REALM}", server.uri());
     Mock::given(method("GET"))
@@ -704,6 +713,7 @@ async fn hostile_provider(key: &TestKey) -> (wiremock::MockServer, String) {
             "revocation_endpoint": format!("{issuer}/protocol/openid-connect/revoke"),
             "id_token_signing_alg_values_supported": ["ES256"],
             "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": iss_supported,
         })))
         .mount(&server)
         .await;
@@ -1005,4 +1015,44 @@ async fn identity_provider_requests_never_follow_redirects_and_are_bounded() {
         other => panic!("expected another issuer's document to be refused, got {other:?}"),
     }
     assert!(IdentityProvider::new("http://login.example.test/realms/t", CLIENT_ID).is_err());
+}
+
+#[tokio::test]
+async fn a_redirect_naming_another_issuer_or_none_it_promised_is_refused() {
+    let key = test_key("kid-1");
+    let (_server, issuer) = hostile_provider_announcing_iss(&key, true).await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    for (what, iss) in [
+        (
+            "another issuer (a mix-up)",
+            Some("https://evil.example/realms/t"),
+        ),
+        ("no iss although promised", None),
+    ] {
+        let pending = SignIn::start(&provider, SignInOptions::default())
+            .await
+            .expect("starts");
+        let url = pending.authorization_url().clone();
+        let state = url
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        let mut redirect = reqwest::Url::parse(pending.redirect_uri()).unwrap();
+        redirect
+            .query_pairs_mut()
+            .append_pair("code", "c")
+            .append_pair("state", &state);
+        if let Some(iss) = iss {
+            redirect.query_pairs_mut().append_pair("iss", iss);
+        }
+        let (outcome, answer) = tokio::join!(pending.finish(), async {
+            reqwest::get(redirect).await.expect("redirect")
+        });
+        assert!(
+            matches!(outcome, Err(SignInError::InvalidRedirect(ref why)) if why.contains("iss")),
+            "{what}: {outcome:?}"
+        );
+        assert_eq!(answer.status(), StatusCode::BAD_REQUEST, "{what}");
+    }
 }
