@@ -112,8 +112,12 @@ impl fmt::Debug for SignedInUser {
 /// Where an application keeps a person's sign-in. Called by the client when a refresh rotates
 /// the tokens (`save` before the new access token is used), and by the application after
 /// [`PendingSignIn::finish`](super::PendingSignIn::finish) and [`sign_out`](super::sign_out).
-/// Calls are short and blocking (a keyring or a small file); the client makes them from its
-/// token refresh, one at a time.
+/// Calls may block (a keyring, a small file): the client makes them on tokio's blocking pool,
+/// from its token refresh, one at a time within a process. Two processes sharing a store can
+/// still race to refresh with the same refresh token (the provider then sees a replay and ends
+/// the sign-in); the client narrows this by reloading the store before each refresh and using
+/// a newer access token it finds there, and a store that needs more can lock across `load` and
+/// `save`.
 pub trait TokenStore: Send + Sync {
     /// The sign-in kept, if any.
     fn load(&self) -> Result<Option<StoredSignIn>, TokenStoreError>;
