@@ -218,8 +218,10 @@ pub fn builder(
 /// The profile in effect and where its files are.
 #[derive(Debug)]
 pub struct Context {
-    /// The configuration directory.
-    pub config: ConfigDir,
+    /// The configuration directory: `Err` (why not) when there is none (no home directory and
+    /// no `CREDITDATA_CONFIG`: a container, a service account). Commands with client
+    /// credentials or a token work without one.
+    config: Result<ConfigDir, String>,
     /// The profile's name.
     pub profile_name: String,
     /// Whether the profile was named (option or variable) rather than the default.
@@ -240,7 +242,7 @@ impl Context {
         global: &GlobalArgs,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Context, Failure> {
-        let config = ConfigDir::locate(env)?;
+        let config = ConfigDir::locate(env).map_err(|f| f.message().unwrap_or_default());
         let (profile_name, profile_named) = match global
             .profile
             .clone()
@@ -250,7 +252,11 @@ impl Context {
             None => (DEFAULT_PROFILE.to_string(), false),
         };
         check_profile_name(&profile_name).map_err(Failure::Usage)?;
-        let file = Config::load(&config.config_file())?;
+        let file = match &config {
+            Ok(dir) => Config::load(&dir.config_file())?,
+            Err(why) if profile_named => return Err(Failure::Usage(why.clone())),
+            Err(_) => Config::default(),
+        };
         let (profile, profile_exists) = match file.profile(&profile_name) {
             Some(profile) => (profile.clone(), true),
             None => (Profile::default(), false),
@@ -276,6 +282,18 @@ impl Context {
         })
     }
 
+    /// The configuration directory, or why there is none.
+    pub fn config(&self) -> Result<&ConfigDir, Failure> {
+        self.config
+            .as_ref()
+            .map_err(|why| Failure::Usage(why.clone()))
+    }
+
+    /// Whether there is a configuration directory (and so possibly a stored sign-in).
+    pub fn has_config(&self) -> bool {
+        self.config.is_ok()
+    }
+
     /// Refuses a profile named on purpose that the file does not have (a typo would otherwise
     /// run against the default environment).
     pub fn require_profile(&self) -> Result<(), Failure> {
@@ -283,7 +301,7 @@ impl Context {
             return Err(Failure::Usage(format!(
                 "there is no profile {:?} in {}: create it with `creditdata login --profile {}` (or add [profiles.{}] to the file)",
                 self.profile_name,
-                self.config.config_file().display(),
+                self.config()?.config_file().display(),
                 self.profile_name,
                 self.profile_name
             )));

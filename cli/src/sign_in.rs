@@ -177,7 +177,7 @@ fn token_store_failure(error: TokenStoreError) -> Failure {
 /// the file (quietly: nothing is written).
 fn open_for_reading(context: &Context) -> Result<Arc<ProfileStore>, Failure> {
     let Opened { store, .. } =
-        open(context.store, &context.config, &context.profile_name).map_err(store_failure)?;
+        open(context.store, context.config()?, &context.profile_name).map_err(store_failure)?;
     Ok(Arc::new(ProfileStore { store }))
 }
 
@@ -188,6 +188,9 @@ pub fn stored_credentials(
     env: &dyn Fn(&str) -> Option<String>,
     context: &Context,
 ) -> Result<Option<Credentials>, Failure> {
+    if !context.has_config() {
+        return Ok(None);
+    }
     let store = open_for_reading(context)?;
     let Some(stored) = store.load().map_err(token_store_failure)? else {
         return Ok(None);
@@ -234,7 +237,7 @@ pub async fn login(
     let Opened {
         store,
         fallback_notice,
-    } = open(context.store, &context.config, &context.profile_name).map_err(store_failure)?;
+    } = open(context.store, context.config()?, &context.profile_name).map_err(store_failure)?;
     let kind = store.kind();
     let store = ProfileStore { store };
     let provider = IdentityProvider::new(target.issuer.clone(), target.client_id.clone())
@@ -287,7 +290,7 @@ pub async fn login(
         scopes: Some(target.scopes.clone()),
         token_store: Some(kind),
     };
-    record(&context.config, &context.profile_name, &recorded).map_err(|f| {
+    record(context.config()?, &context.profile_name, &recorded).map_err(|f| {
         Failure::Local(format!(
             "signed in, but the profile could not be recorded: {}",
             f.message().unwrap_or_default()
