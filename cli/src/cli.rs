@@ -88,10 +88,12 @@ pub struct GlobalArgs {
     /// OAuth2 token endpoint for client credentials [env: CREDITDATA_TOKEN_URL].
     #[arg(long, global = true, value_name = "URL", conflicts_with = "issuer")]
     pub token_url: Option<String>,
-    /// OpenID Connect issuer, instead of --token-url [env: CREDITDATA_ISSUER].
+    /// OpenID Connect issuer: of client credentials (instead of --token-url), or, without them,
+    /// the one people sign in with [env: CREDITDATA_ISSUER].
     #[arg(long, global = true, value_name = "URL")]
     pub issuer: Option<String>,
-    /// OAuth2 client id [env: CREDITDATA_CLIENT_ID].
+    /// OAuth2 client id of client credentials; with `login`, the sign-in client [env:
+    /// CREDITDATA_CLIENT_ID, client credentials only].
     #[arg(long, global = true, value_name = "ID")]
     pub client_id: Option<String>,
     /// Read the client secret from this file [env: CREDITDATA_CLIENT_SECRET holds the secret itself].
