@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use creditdata_client::types::CustomerProgressStatusInput;
 use uuid::Uuid;
 
+use crate::profile::TokenStoreKind;
 use crate::query::QuerySpec;
 
 /// What `--help` says after the options: exit codes and the environment.
@@ -17,9 +18,11 @@ EXIT STATUS:
   1    the service or the network failed, or a local file could not be written
        (stderr names the operation and says what the service answered)
   2    usage or configuration error: a bad option or value, a bad CREDITDATA_*
-       variable, an unreadable secret file (nothing was sent)
+       variable, an unreadable secret file, a mistake in config.toml, an unusable
+       token store (a sign-in file others can read) (nothing was sent)
   3    authentication failed: no access token could be obtained, or the service
-       refused it (401)
+       refused it (401); the sign-in has expired or was revoked (run
+       `creditdata login` again); `auth status`/`auth token`: not signed in
   4    not found: the service answered 404 (unknown session, statement, file...)
   5    `sessions wait`: the session ended without the customer completing it
        (EXPIRED, DELIVERY_FAILED)
@@ -33,13 +36,23 @@ ENVIRONMENT (a command-line option wins over its variable):
                              where those environments are
   CREDITDATA_TOKEN_URL       OAuth2 token endpoint               (--token-url)
   CREDITDATA_ISSUER          or an OpenID Connect issuer         (--issuer)
+                             (without client credentials: the issuer to sign in with)
+  CREDITDATA_PRODUCTION_ISSUER, CREDITDATA_TEST_ISSUER
+                             where people of those environments sign in
   CREDITDATA_CLIENT_ID       client id                           (--client-id)
   CREDITDATA_CLIENT_SECRET   client secret                       (--client-secret-file)
   CREDITDATA_TOKEN           a static bearer token               (--token-file)
   CREDITDATA_CLIENT_AUTH     body (default) or basic
-  CREDITDATA_SCOPES          scopes to request
+  CREDITDATA_SCOPES          scopes to request (client credentials)
+  CREDITDATA_PROFILE         profile of the configuration file   (--profile)
+  CREDITDATA_TOKEN_STORE     keyring or file                     (--token-store)
+  CREDITDATA_CONFIG          configuration directory [default: ~/.config/creditdata]
   RUST_LOG                   tracing filter (overrides -v)
-Secrets are read only from the environment or from files, never from options.";
+Secrets are read only from the environment or from files, never from options.
+
+SIGNING IN: `creditdata login` signs you in as yourself; every command then acts in
+your name (without client credentials or a token configured). Settings come from the
+option, else the variable, else the profile (config.toml), else the default.";
 
 /// `creditdata`: the consumer credit-data service from a shell.
 ///
@@ -75,10 +88,12 @@ pub struct GlobalArgs {
     /// OAuth2 token endpoint for client credentials [env: CREDITDATA_TOKEN_URL].
     #[arg(long, global = true, value_name = "URL", conflicts_with = "issuer")]
     pub token_url: Option<String>,
-    /// OpenID Connect issuer, instead of --token-url [env: CREDITDATA_ISSUER].
+    /// OpenID Connect issuer: of client credentials (instead of --token-url), or, without them,
+    /// the one people sign in with [env: CREDITDATA_ISSUER].
     #[arg(long, global = true, value_name = "URL")]
     pub issuer: Option<String>,
-    /// OAuth2 client id [env: CREDITDATA_CLIENT_ID].
+    /// OAuth2 client id of client credentials; with `login`, the sign-in client [env:
+    /// CREDITDATA_CLIENT_ID, client credentials only].
     #[arg(long, global = true, value_name = "ID")]
     pub client_id: Option<String>,
     /// Read the client secret from this file [env: CREDITDATA_CLIENT_SECRET holds the secret itself].
@@ -102,6 +117,13 @@ pub struct GlobalArgs {
     /// Output format [default: table when stdout is a terminal, JSON otherwise].
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
+    /// The profile of the configuration file to use [env: CREDITDATA_PROFILE; default: default].
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Where the sign-in is kept: the system keyring or an owner-only file [env:
+    /// CREDITDATA_TOKEN_STORE; default: the profile's, else the keyring where one works].
+    #[arg(long, global = true, value_enum, value_name = "STORE")]
+    pub token_store: Option<TokenStoreKind>,
     /// Log what happens to stderr (-v info, -vv debug, -vvv trace); never shows secrets.
     #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -119,6 +141,24 @@ pub enum OutputFormat {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The commands that call the service.
+    #[command(flatten)]
+    Service(ServiceCommand),
+    /// Every operation of the service this tool knows, and the command that runs it (no network).
+    Operations,
+    /// Sign in as yourself (in the browser) and keep the sign-in in the profile's token store.
+    Login(LoginArgs),
+    /// Sign out: revoke the profile's sign-in at the identity provider and forget it here.
+    Logout,
+    /// The profile's sign-in: who, until when, and an access token for scripts.
+    #[command(subcommand)]
+    Auth(AuthCommand),
+}
+
+/// The commands that call the service, with the credentials configured or the profile's
+/// sign-in.
+#[derive(Debug, Subcommand)]
+pub enum ServiceCommand {
     /// Create, search, follow and amend sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
@@ -133,8 +173,34 @@ pub enum Command {
     Statement(StatementCommand),
     /// The countries and data packages these credentials may use.
     Packages,
-    /// Every operation of the service this tool knows, and the command that runs it (no network).
-    Operations,
+}
+
+/// `login`
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// Do not open a browser: print the sign-in address on stderr, to open wherever you like
+    /// (on this machine: the answer comes back to a port on 127.0.0.1).
+    #[arg(long)]
+    pub no_browser: bool,
+    /// How long to wait for the sign-in to finish in the browser.
+    #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+}
+
+/// `auth ...`
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Who is signed in with the profile, where, until when, with which scopes, and where the
+    /// sign-in is kept; never a token. Exit status 3 when not signed in. Reads only what is
+    /// stored: nothing is sent.
+    Status,
+    /// Print the profile's access token on stdout (renewed first if it is about to expire),
+    /// for scripts: `TOKEN=$(creditdata auth token)`.
+    Token {
+        /// Print it even when stdout is a terminal (where it would stay in the scrollback).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// `sessions ...`

@@ -37,6 +37,8 @@ pub enum Failure {
     },
     /// The command line or the configuration is unusable.
     Usage(String),
+    /// No one is signed in, or the sign-in could not be completed or used.
+    Auth(String),
     /// Something local failed (a file could not be written, ...).
     Local(String),
     /// The session ended without the customer completing it (`sessions wait`).
@@ -73,6 +75,7 @@ impl Failure {
         match self {
             Failure::Client { error, .. } => client_exit_status(error),
             Failure::Usage(_) => EXIT_USAGE,
+            Failure::Auth(_) => EXIT_AUTH,
             Failure::Local(_) | Failure::Partial(_) => EXIT_FAILURE,
             Failure::SessionEnded(_) => EXIT_SESSION_ENDED,
             Failure::BrokenPipe => EXIT_OK,
@@ -96,12 +99,13 @@ impl Failure {
                 };
                 if !had_credentials && client_exit_status(error) == EXIT_AUTH {
                     text.push_str(
-                        "\nhint: no credentials are configured: set CREDITDATA_TOKEN_URL (or CREDITDATA_ISSUER), CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET, or CREDITDATA_TOKEN (see creditdata --help)",
+                        "\nhint: no credentials are configured: sign in with `creditdata login`, or set CREDITDATA_TOKEN_URL (or CREDITDATA_ISSUER), CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET, or CREDITDATA_TOKEN (see creditdata --help)",
                     );
                 }
                 Some(text)
             }
             Failure::Usage(text)
+            | Failure::Auth(text)
             | Failure::Local(text)
             | Failure::SessionEnded(text)
             | Failure::Partial(text) => Some(text.clone()),

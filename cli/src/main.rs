@@ -7,17 +7,20 @@ mod download;
 mod failure;
 mod operations;
 mod output;
+mod profile;
 mod query;
 mod sessions;
 mod settings;
+mod sign_in;
 mod table;
 mod terminal;
+mod token_store;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ServiceCommand};
 use crate::failure::Failure;
 use crate::output::Output;
 
@@ -70,18 +73,33 @@ fn init_tracing(verbose: u8) {
 
 async fn run(cli: Cli) -> Result<(), Failure> {
     let out = Output::new(cli.global.output);
-    if let Command::Operations = cli.command {
-        return operations::run(out);
-    }
-    let connection = settings::connect(&cli.global)?;
+    let env = |name: &str| std::env::var(name).ok();
+    let global = &cli.global;
+    let command = match cli.command {
+        Command::Service(command) => command,
+        Command::Operations => return operations::run(out),
+        Command::Login(args) => {
+            let context = settings::Context::read(global, &env)?;
+            return sign_in::login(global, &env, &context, &args).await;
+        }
+        Command::Logout => {
+            let context = settings::Context::read(global, &env)?;
+            return sign_in::logout(&context).await;
+        }
+        Command::Auth(command) => {
+            let context = settings::Context::read(global, &env)?;
+            context.require_profile()?;
+            return sign_in::auth(global, &env, &context, out, &command).await;
+        }
+    };
+    let connection = settings::connect(global)?;
     let client = &connection.client;
-    let outcome = match cli.command {
-        Command::Sessions(command) => sessions::run(client, out, command).await,
-        Command::Datasets(command) => datasets::run(client, out, command).await,
-        Command::Download(command) => download::run(client, out, command).await,
-        Command::Statement(command) => download::statement(client, out, command).await,
-        Command::Packages => datasets::packages(client, out).await,
-        Command::Operations => operations::run(out),
+    let outcome = match command {
+        ServiceCommand::Sessions(command) => sessions::run(client, out, command).await,
+        ServiceCommand::Datasets(command) => datasets::run(client, out, command).await,
+        ServiceCommand::Download(command) => download::run(client, out, command).await,
+        ServiceCommand::Statement(command) => download::statement(client, out, command).await,
+        ServiceCommand::Packages => datasets::packages(client, out).await,
     };
     outcome.map_err(|failure| match failure {
         Failure::Client { error, .. } => Failure::Client {

@@ -10,10 +10,19 @@
 use std::path::Path;
 use std::time::Duration;
 
+use clap::ValueEnum as _;
+
 use creditdata_client::{Client, ClientBuilder};
 
 use crate::cli::GlobalArgs;
 use crate::failure::Failure;
+use crate::profile::{
+    Config, ConfigDir, DEFAULT_PROFILE, PROFILE_VAR, Profile, TokenStoreKind, check_profile_name,
+};
+use crate::token_store::Requested;
+
+/// The variable naming the token store.
+pub const TOKEN_STORE_VAR: &str = "CREDITDATA_TOKEN_STORE";
 
 /// A built client and what the diagnosis of a failure needs to know about its configuration.
 pub struct Connection {
@@ -23,28 +32,110 @@ pub struct Connection {
     pub has_credentials: bool,
 }
 
-/// The value of one configuration variable, options first.
+/// Which layer said where the service is: the first of option, variable, profile that names a
+/// base URL or an environment (within a layer the base URL wins), else the default (the mock).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceLocation {
+    /// The base URL, when the deciding layer gave one.
+    pub base_url: Option<String>,
+    /// The environment name (`production`, `test`, `mock` or a URL), when no base URL was given.
+    pub environment: Option<String>,
+    /// Which layer decided.
+    pub layer: Layer,
+}
+
+/// Where a setting came from, in order of precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// A command-line option.
+    Option,
+    /// A `CREDITDATA_*` variable.
+    Variable,
+    /// The profile in the configuration file.
+    Profile,
+    /// Nothing said anything.
+    Default,
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+/// Where the service is (see [`ServiceLocation`]).
+pub fn service_location(
+    global: &GlobalArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    profile: &Profile,
+) -> ServiceLocation {
+    let layer = |base_url: Option<String>, environment: Option<String>, layer: Layer| {
+        (base_url.is_some() || environment.is_some()).then(|| ServiceLocation {
+            environment: if base_url.is_some() {
+                None
+            } else {
+                environment
+            },
+            base_url,
+            layer,
+        })
+    };
+    layer(
+        non_empty(global.base_url.clone()),
+        non_empty(global.environment.clone()),
+        Layer::Option,
+    )
+    .or_else(|| {
+        layer(
+            non_empty(env("CREDITDATA_BASE_URL")),
+            non_empty(env("CREDITDATA_ENVIRONMENT")),
+            Layer::Variable,
+        )
+    })
+    .or_else(|| {
+        layer(
+            profile.base_url.clone(),
+            profile.environment.clone(),
+            Layer::Profile,
+        )
+    })
+    .unwrap_or(ServiceLocation {
+        base_url: None,
+        environment: None,
+        layer: Layer::Default,
+    })
+}
+
+/// The value of one configuration variable: options first, then the variable, then (for where
+/// the service is) the profile.
 fn lookup(
     global: &GlobalArgs,
     secret: Option<&str>,
     token: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
+    location: &ServiceLocation,
     name: &str,
 ) -> Option<String> {
     let flag = |v: &Option<String>| v.clone();
     match name {
-        "CREDITDATA_BASE_URL" => match (&global.base_url, &global.environment) {
-            (Some(url), _) => Some(url.clone()),
-            (None, Some(_)) => None,
-            (None, None) => env(name),
-        },
-        "CREDITDATA_ENVIRONMENT" => flag(&global.environment).or_else(|| env(name)),
+        "CREDITDATA_BASE_URL" => location.base_url.clone(),
+        "CREDITDATA_ENVIRONMENT" => location.environment.clone(),
         "CREDITDATA_TOKEN_URL" => match (&global.token_url, &global.issuer) {
             (Some(url), _) => Some(url.clone()),
             (None, Some(_)) => None,
             (None, None) => env(name),
         },
-        "CREDITDATA_ISSUER" => flag(&global.issuer).or_else(|| env(name)),
+        "CREDITDATA_ISSUER" => {
+            // Without a client id or secret, the issuer is the one people sign in with, not
+            // a half of client credentials.
+            let client_credentials = global.client_id.is_some()
+                || secret.is_some()
+                || non_empty(env("CREDITDATA_CLIENT_ID")).is_some()
+                || non_empty(env("CREDITDATA_CLIENT_SECRET")).is_some();
+            if client_credentials {
+                flag(&global.issuer).or_else(|| env(name))
+            } else {
+                None
+            }
+        }
         "CREDITDATA_CLIENT_ID" => flag(&global.client_id).or_else(|| env(name)),
         "CREDITDATA_CLIENT_SECRET" => secret.map(str::to_string).or_else(|| env(name)),
         "CREDITDATA_TOKEN" => {
@@ -85,7 +176,9 @@ fn read_secret(path: &Path, what: &str) -> Result<String, Failure> {
 pub fn builder(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
+    profile: &Profile,
 ) -> Result<(ClientBuilder, bool), Failure> {
+    let location = service_location(global, env, profile);
     let secret = global
         .client_secret_file
         .as_deref()
@@ -96,7 +189,16 @@ pub fn builder(
         .as_deref()
         .map(|p| read_secret(p, "token"))
         .transpose()?;
-    let read = |name: &str| lookup(global, secret.as_deref(), token.as_deref(), env, name);
+    let read = |name: &str| {
+        lookup(
+            global,
+            secret.as_deref(),
+            token.as_deref(),
+            env,
+            &location,
+            name,
+        )
+    };
     let has_credentials = read("CREDITDATA_TOKEN")
         .or_else(|| read("CREDITDATA_CLIENT_ID"))
         .is_some_and(|v| !v.trim().is_empty());
@@ -113,10 +215,114 @@ pub fn builder(
     Ok((builder, has_credentials))
 }
 
-/// Builds the client from the options and the process environment.
+/// The profile in effect and where its files are.
+#[derive(Debug)]
+pub struct Context {
+    /// The configuration directory: `Err` (why not) when there is none (no home directory and
+    /// no `CREDITDATA_CONFIG`: a container, a service account). Commands with client
+    /// credentials or a token work without one.
+    config: Result<ConfigDir, String>,
+    /// The profile's name.
+    pub profile_name: String,
+    /// Whether the profile was named (option or variable) rather than the default.
+    pub profile_named: bool,
+    /// The profile's settings (empty when the file does not have it).
+    pub profile: Profile,
+    /// Whether the configuration file has the profile.
+    pub profile_exists: bool,
+    /// Which token store was asked for.
+    pub store: Requested,
+}
+
+impl Context {
+    /// The profile (`--profile`, else `CREDITDATA_PROFILE`, else `default`) read from the
+    /// configuration file, and the token store asked for (`--token-store`, else
+    /// `CREDITDATA_TOKEN_STORE`, else the profile's, else the default).
+    pub fn read(
+        global: &GlobalArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Context, Failure> {
+        let config = ConfigDir::locate(env).map_err(|f| f.message().unwrap_or_default());
+        let (profile_name, profile_named) = match global
+            .profile
+            .clone()
+            .or_else(|| non_empty(env(PROFILE_VAR)))
+        {
+            Some(name) => (name.trim().to_string(), true),
+            None => (DEFAULT_PROFILE.to_string(), false),
+        };
+        check_profile_name(&profile_name).map_err(Failure::Usage)?;
+        let file = match &config {
+            Ok(dir) => Config::load(&dir.config_file())?,
+            Err(why) if profile_named => return Err(Failure::Usage(why.clone())),
+            Err(_) => Config::default(),
+        };
+        let (profile, profile_exists) = match file.profile(&profile_name) {
+            Some(profile) => (profile.clone(), true),
+            None => (Profile::default(), false),
+        };
+        let from_variable = non_empty(env(TOKEN_STORE_VAR))
+            .map(|value| {
+                TokenStoreKind::from_str(value.trim(), true).map_err(|_| {
+                    Failure::Usage(format!("{TOKEN_STORE_VAR}={value:?}: use keyring or file"))
+                })
+            })
+            .transpose()?;
+        let store = match global.token_store.or(from_variable).or(profile.token_store) {
+            Some(kind) => Requested::Explicitly(kind),
+            None => Requested::Default,
+        };
+        Ok(Context {
+            config,
+            profile_name,
+            profile_named,
+            profile,
+            profile_exists,
+            store,
+        })
+    }
+
+    /// The configuration directory, or why there is none.
+    pub fn config(&self) -> Result<&ConfigDir, Failure> {
+        self.config
+            .as_ref()
+            .map_err(|why| Failure::Usage(why.clone()))
+    }
+
+    /// Whether there is a configuration directory (and so possibly a stored sign-in).
+    pub fn has_config(&self) -> bool {
+        self.config.is_ok()
+    }
+
+    /// Refuses a profile named on purpose that the file does not have (a typo would otherwise
+    /// run against the default environment).
+    pub fn require_profile(&self) -> Result<(), Failure> {
+        if self.profile_named && !self.profile_exists {
+            return Err(Failure::Usage(format!(
+                "there is no profile {:?} in {}: create it with `creditdata login --profile {}` (or add [profiles.{}] to the file)",
+                self.profile_name,
+                self.config()?.config_file().display(),
+                self.profile_name,
+                self.profile_name
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Builds the client from the options, the process environment and the profile: client
+/// credentials or a token when configured, else the profile's sign-in when there is one.
 pub fn connect(global: &GlobalArgs) -> Result<Connection, Failure> {
     let env = |name: &str| std::env::var(name).ok();
-    let (builder, has_credentials) = builder(global, &env)?;
+    let context = Context::read(global, &env)?;
+    context.require_profile()?;
+    let (mut builder, mut has_credentials) = builder(global, &env, &context.profile)?;
+    if !has_credentials
+        && let Some(signed_in) = crate::sign_in::stored_credentials(global, &env, &context)?
+    {
+        builder = builder.credentials(signed_in);
+        has_credentials = true;
+    }
     tracing::debug!(?builder, "client configuration");
     let client = builder.build().map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(Connection {
@@ -148,7 +354,7 @@ mod tests {
     }
 
     fn shown(args: &[&str], vars: &[(&str, &str)]) -> String {
-        let (builder, _) = builder(&global(args), &env(vars)).unwrap();
+        let (builder, _) = builder(&global(args), &env(vars), &Profile::default()).unwrap();
         format!("{builder:?}")
     }
 
@@ -213,6 +419,7 @@ mod tests {
         let err = builder(
             &global(&["--token-file", empty.to_str().unwrap()]),
             &env(&[]),
+            &Profile::default(),
         )
         .err()
         .unwrap();
@@ -224,16 +431,24 @@ mod tests {
 
     #[test]
     fn configuration_mistakes_are_usage_errors() {
-        let err = builder(&global(&["--environment", "staging"]), &env(&[]))
-            .err()
-            .unwrap();
+        let err = builder(
+            &global(&["--environment", "staging"]),
+            &env(&[]),
+            &Profile::default(),
+        )
+        .err()
+        .unwrap();
         assert!(
             matches!(&err, Failure::Usage(m) if m.contains("unknown environment")),
             "{err:?}"
         );
-        let err = builder(&global(&["--client-id", "me"]), &env(&[]))
-            .err()
-            .unwrap();
+        let err = builder(
+            &global(&["--client-id", "me"]),
+            &env(&[]),
+            &Profile::default(),
+        )
+        .err()
+        .unwrap();
         assert!(matches!(err, Failure::Usage(_)));
     }
 }

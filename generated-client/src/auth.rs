@@ -7,8 +7,9 @@
 //! discovery document ([`TokenEndpoint::Issuer`]).
 //!
 //! The token request (RFC 6749 §4.4: a form with `grant_type=client_credentials`, the client
-//! authenticated in the form or with HTTP Basic per §2.3.1) goes over an HTTP client of its
-//! own, which never follows redirects (see below).
+//! authenticated in the form or with HTTP Basic per §2.3.1) is made by the `oauth2` crate over
+//! an HTTP function of ours and an HTTP client of its own, which never follows redirects
+//! (see below).
 //!
 //! # Caching and single flight
 //!
@@ -55,22 +56,28 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use reqwest::header::HeaderValue;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::body_limits::{LimitedReadError, read_limited};
+use crate::identity_http::{OAuthHttp, oauth_error};
 use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
-/// How the client proves who it is.
+/// How the client proves who it is. Non-exhaustive: the `sign-in` feature adds a variant.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum Credentials {
     /// A bearer token obtained elsewhere; sent as is and never refreshed (a 401 is returned to
     /// the caller).
     BearerToken(SecretString),
     /// OAuth2 client credentials.
     ClientCredentials(ClientCredentials),
+    /// A person signed in ([`crate::sign_in`]): their access token, refreshed with their
+    /// refresh token, the rotated tokens kept in their [`TokenStore`](crate::sign_in::TokenStore).
+    #[cfg(feature = "sign-in")]
+    SignedIn(crate::sign_in::SignedInCredentials),
 }
 
 impl fmt::Debug for Credentials {
@@ -78,6 +85,8 @@ impl fmt::Debug for Credentials {
         match self {
             Credentials::BearerToken(_) => f.write_str("BearerToken([redacted])"),
             Credentials::ClientCredentials(c) => c.fmt(f),
+            #[cfg(feature = "sign-in")]
+            Credentials::SignedIn(c) => c.fmt(f),
         }
     }
 }
@@ -158,7 +167,7 @@ pub enum ClientAuthStyle {
 pub(crate) struct AccessToken(Arc<HeaderValue>);
 
 impl AccessToken {
-    fn new(token: &str) -> Option<AccessToken> {
+    pub(crate) fn new(token: &str) -> Option<AccessToken> {
         let mut header = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
         header.set_sensitive(true);
         Some(AccessToken(Arc::new(header)))
@@ -169,7 +178,7 @@ impl AccessToken {
         &self.0
     }
 
-    fn same_as(&self, other: &AccessToken) -> bool {
+    pub(crate) fn same_as(&self, other: &AccessToken) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 }
@@ -252,10 +261,20 @@ pub enum AuthErrorKind {
         "the identity provider answered with a redirect, which is never followed for a token or discovery request"
     )]
     Redirect,
+    /// The person's sign-in is over: no one is signed in, or the refresh token was refused
+    /// (`invalid_grant`: revoked, expired, or replaced by a newer one), or the stored sign-in
+    /// belongs to another identity provider or client. Signing in again is the only remedy;
+    /// the client never retries it.
+    #[error("the sign-in has ended or there is none: sign in again (`creditdata login`)")]
+    SignInRequired,
+    /// The application's [`TokenStore`](crate::sign_in::TokenStore) could not load or save the
+    /// sign-in.
+    #[error("the token store failed")]
+    TokenStore,
 }
 
 impl AuthError {
-    fn new(kind: AuthErrorKind, description: impl Into<Option<String>>) -> Self {
+    pub(crate) fn new(kind: AuthErrorKind, description: impl Into<Option<String>>) -> Self {
         AuthError {
             kind,
             description: description.into(),
@@ -264,7 +283,7 @@ impl AuthError {
     }
 
     /// The identity provider could not be reached: `error` says why.
-    fn unreachable(error: reqwest::Error) -> Self {
+    pub(crate) fn unreachable(error: reqwest::Error) -> Self {
         AuthError {
             kind: AuthErrorKind::Unavailable,
             description: None,
@@ -280,7 +299,7 @@ impl AuthError {
 
 /// Tokens are replaced this long before the provider says they expire, or a fifth of their
 /// lifetime before if that is shorter, so a call never leaves with a token about to lapse.
-const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+pub(crate) const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// The longest a token is kept, whatever `expires_in` says (production's tokens live five
 /// minutes): a larger value is clamped to this.
@@ -293,7 +312,7 @@ pub const MAX_IDENTITY_PROVIDER_BODY: u64 = 1024 * 1024;
 
 /// When a token obtained at `obtained` with `lifetime` (`expires_in`) should be replaced:
 /// `obtained` itself for a token without a lifetime or with a lifetime of zero (use once).
-fn refresh_deadline(obtained: Instant, lifetime: Option<Duration>) -> Instant {
+pub(crate) fn refresh_deadline(obtained: Instant, lifetime: Option<Duration>) -> Instant {
     let lifetime = lifetime.unwrap_or(Duration::ZERO).min(MAX_TOKEN_LIFETIME);
     let usable = lifetime.saturating_sub(REFRESH_MARGIN.min(lifetime / 5));
     obtained.checked_add(usable).unwrap_or(obtained)
@@ -321,7 +340,7 @@ enum Source {
 }
 
 struct TokenSource {
-    credentials: ClientCredentials,
+    grant: Grant,
     /// Never follows redirects (built so by the client builder).
     http: reqwest::Client,
     limits: IdentityProviderLimits,
@@ -332,6 +351,23 @@ struct TokenSource {
     /// Completed token requests, successful or not: a waiter that sees it change shares the
     /// outcome instead of asking again.
     completed: AtomicU64,
+}
+
+/// How a [`TokenSource`] obtains its tokens.
+enum Grant {
+    ClientCredentials(ClientCredentials),
+    #[cfg(feature = "sign-in")]
+    SignedIn(crate::sign_in::UserTokens),
+}
+
+impl fmt::Debug for Grant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Grant::ClientCredentials(c) => c.fmt(f),
+            #[cfg(feature = "sign-in")]
+            Grant::SignedIn(u) => u.fmt(f),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -353,7 +389,7 @@ impl fmt::Debug for Authenticator {
             Source::Static(_) => f.write_str("Authenticator(BearerToken([redacted]))"),
             Source::ClientCredentials(source) => f
                 .debug_struct("Authenticator")
-                .field("credentials", &source.credentials)
+                .field("credentials", &source.grant)
                 .finish_non_exhaustive(),
         }
     }
@@ -373,16 +409,13 @@ impl Authenticator {
                     "the bearer token contains characters an HTTP header cannot carry".to_string()
                 })?,
             ),
-            Credentials::ClientCredentials(credentials) => {
-                Source::ClientCredentials(Box::new(TokenSource {
-                    credentials,
-                    http,
-                    limits,
-                    current: RwLock::new(None),
-                    refresh: Mutex::new(RefreshState::default()),
-                    completed: AtomicU64::new(0),
-                }))
-            }
+            Credentials::ClientCredentials(credentials) => Source::ClientCredentials(Box::new(
+                TokenSource::new(Grant::ClientCredentials(credentials), http, limits),
+            )),
+            #[cfg(feature = "sign-in")]
+            Credentials::SignedIn(signed_in) => Source::ClientCredentials(Box::new(
+                TokenSource::new(Grant::SignedIn(signed_in.into_tokens()), http, limits),
+            )),
         };
         Ok(Authenticator {
             source: Arc::new(source),
@@ -429,6 +462,17 @@ impl Authenticator {
 }
 
 impl TokenSource {
+    fn new(grant: Grant, http: reqwest::Client, limits: IdentityProviderLimits) -> Self {
+        TokenSource {
+            grant,
+            http,
+            limits,
+            current: RwLock::new(None),
+            refresh: Mutex::new(RefreshState::default()),
+            completed: AtomicU64::new(0),
+        }
+    }
+
     fn fresh(&self) -> Option<AccessToken> {
         let current = self.current.read().unwrap_or_else(|e| e.into_inner());
         current
@@ -469,7 +513,7 @@ impl TokenSource {
             self.store(None);
         }
         let started = Instant::now();
-        let outcome = match self.request_token(&mut state).await {
+        let outcome = match self.obtain(&mut state, rejected.is_some()).await {
             Ok((token, lifetime)) => {
                 self.store(Some(Cached {
                     token: token.clone(),
@@ -490,11 +534,30 @@ impl TokenSource {
         outcome
     }
 
-    async fn token_url(&self, state: &mut RefreshState) -> Result<String, AuthError> {
+    /// A new token and its lifetime, by this source's grant. `after_rejection`: the service
+    /// refused the current token, which must not be handed out again.
+    #[cfg_attr(not(feature = "sign-in"), allow(unused_variables))]
+    async fn obtain(
+        &self,
+        state: &mut RefreshState,
+        after_rejection: bool,
+    ) -> Result<(AccessToken, Option<Duration>), AuthError> {
+        match &self.grant {
+            Grant::ClientCredentials(credentials) => self.request_token(credentials, state).await,
+            #[cfg(feature = "sign-in")]
+            Grant::SignedIn(user) => user.token(after_rejection).await,
+        }
+    }
+
+    async fn token_url(
+        &self,
+        credentials: &ClientCredentials,
+        state: &mut RefreshState,
+    ) -> Result<String, AuthError> {
         if let Some(url) = &state.token_url {
             return Ok(url.clone());
         }
-        let url = match &self.credentials.endpoint {
+        let url = match &credentials.endpoint {
             TokenEndpoint::Url(url) => url.clone(),
             TokenEndpoint::Issuer(issuer) => self.discover(issuer).await?,
         };
@@ -571,210 +634,67 @@ impl TokenSource {
     }
 
     /// A token and its lifetime (`expires_in`, when the response has one): the client
-    /// credentials grant (RFC 6749 §4.4).
+    /// credentials grant (RFC 6749 §4.4), sent by the `oauth2` crate through the identity
+    /// provider's HTTP function ([`crate::identity_http`]).
     async fn request_token(
         &self,
+        cc: &ClientCredentials,
         state: &mut RefreshState,
     ) -> Result<(AccessToken, Option<Duration>), AuthError> {
-        let cc = &self.credentials;
-        let token_url = self.token_url(state).await?;
+        use oauth2::basic::{BasicClient, BasicTokenType};
+        use oauth2::{AuthType, ClientId, ClientSecret, Scope, TokenResponse as _, TokenUrl};
+
+        let token_url = self.token_url(cc, state).await?;
         let url = reqwest::Url::parse(&token_url).map_err(|e| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 format!("token endpoint {token_url:?} is not a URL: {e}"),
             )
         })?;
-        let scope = cc.scopes.join(" ");
-        let mut form = vec![("grant_type", "client_credentials")];
-        if !scope.is_empty() {
-            form.push(("scope", &scope));
-        }
-        let mut request = self
-            .http
-            .post(url)
-            .header(ACCEPT, HeaderValue::from_static("application/json"))
-            .timeout(self.limits.timeout);
-        match cc.auth_style {
-            ClientAuthStyle::RequestBody => {
-                form.push(("client_id", &cc.client_id));
-                form.push(("client_secret", cc.client_secret.expose_secret()));
-            }
-            ClientAuthStyle::BasicAuth => request = request.header(AUTHORIZATION, basic(cc)?),
-        }
-        let response = request
-            .form(&form)
-            .send()
+        let client = BasicClient::new(ClientId::new(cc.client_id.clone()))
+            .set_client_secret(ClientSecret::new(
+                cc.client_secret.expose_secret().to_string(),
+            ))
+            .set_auth_type(match cc.auth_style {
+                ClientAuthStyle::RequestBody => AuthType::RequestBody,
+                // RFC 6749 §2.3.1: id and secret form-urlencoded, then joined by `:`.
+                ClientAuthStyle::BasicAuth => AuthType::BasicAuth,
+            })
+            .set_token_uri(TokenUrl::from_url(url));
+        let http = OAuthHttp::new(self.http.clone(), self.limits);
+        let answer = client
+            .exchange_client_credentials()
+            .add_scopes(cc.scopes.iter().cloned().map(Scope::new))
+            .request_async(&http)
             .await
-            .map_err(AuthError::unreachable)?;
-        let status = response.status();
-        if status.is_redirection() {
-            return Err(AuthError::new(
-                AuthErrorKind::Redirect,
-                format!(
-                    "the token endpoint answered {status}, pointing to {}",
-                    shown_location(&response)
-                ),
-            ));
-        }
-        if is_transient_status(status) {
-            // "Not now" whatever the body says (an RFC 6749 error, `{"message":...}`, nothing):
-            // classified by status, the body left unread.
-            return Err(AuthError::new(
-                AuthErrorKind::Unavailable,
-                format!("the token endpoint answered {status}"),
-            ));
-        }
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.to_ascii_lowercase());
-        if status != StatusCode::OK && !is_json.as_deref().is_some_and(|v| v.contains("json")) {
-            // Not an OAuth2 error response (an HTML page from a proxy, an empty 401).
-            let kind = match status.as_u16() {
-                401 => AuthErrorKind::InvalidClient,
-                _ => AuthErrorKind::InvalidResponse,
-            };
-            return Err(AuthError::new(
-                kind,
-                format!("the token endpoint answered {status} without an OAuth2 error code"),
-            ));
-        }
-        let body = read_limited(response, self.limits.max_body)
-            .await
-            .map_err(|e| match e {
-                LimitedReadError::TooLarge(limit) => AuthError::new(
-                    AuthErrorKind::InvalidResponse,
-                    format!(
-                        "the token endpoint's answer is larger than {limit} bytes, so it was not read"
-                    ),
-                ),
-                LimitedReadError::Transport(e) => AuthError::unreachable(e),
-            })?;
-        if status != StatusCode::OK {
-            return Err(token_error(&body));
-        }
-        if is_json
-            .as_deref()
-            .is_some_and(|v| !v.starts_with("application/json"))
-        {
-            return Err(AuthError::new(
-                AuthErrorKind::InvalidResponse,
-                format!(
-                    "the token endpoint answered with Content-Type {:?}, not application/json",
-                    shorten(is_json.as_deref().unwrap_or_default())
-                ),
-            ));
-        }
-        let response: TokenAnswer = parse_answer(&body)?;
-        if !response.token_type.eq_ignore_ascii_case("bearer") {
+            .map_err(oauth_error)?;
+        if *answer.token_type() != BasicTokenType::Bearer {
             // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
             return Err(AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 format!(
                     "the token endpoint issued a token of type {:?}, not Bearer",
-                    shorten(&response.token_type)
+                    shorten(answer.token_type().as_ref())
                 ),
             ));
         }
-        let token = AccessToken::new(&response.access_token).ok_or_else(|| {
+        let token = AccessToken::new(answer.access_token().secret()).ok_or_else(|| {
             AuthError::new(
                 AuthErrorKind::InvalidResponse,
                 "the access token contains characters an HTTP header cannot carry".to_string(),
             )
         })?;
-        Ok((token, response.expires_in.map(Duration::from_secs)))
+        Ok((token, answer.expires_in()))
     }
-}
-
-/// `Authorization: Basic` for the client (RFC 6749 §2.3.1: id and secret are form-urlencoded
-/// first), marked sensitive.
-fn basic(credentials: &ClientCredentials) -> Result<HeaderValue, AuthError> {
-    use base64::Engine as _;
-    let encode = |text: &str| form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
-    let pair = format!(
-        "{}:{}",
-        encode(&credentials.client_id),
-        encode(credentials.client_secret.expose_secret())
-    );
-    let mut value = HeaderValue::from_str(&format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(pair)
-    ))
-    .map_err(|_| {
-        AuthError::new(
-            AuthErrorKind::InvalidRequest,
-            "the client id or secret cannot be sent in a header".to_string(),
-        )
-    })?;
-    value.set_sensitive(true);
-    Ok(value)
-}
-
-/// A successful token response (RFC 6749 §5.1); other members are ignored.
-#[derive(serde::Deserialize)]
-struct TokenAnswer {
-    access_token: String,
-    token_type: String,
-    expires_in: Option<u64>,
-}
-
-/// An error response (RFC 6749 §5.2).
-#[derive(serde::Deserialize)]
-struct ErrorAnswer {
-    error: String,
-    error_description: Option<String>,
-}
-
-/// `body` decoded as `T`. Neither the body nor serde's message (which quotes values) is shown:
-/// a half-valid token response would put the token in the message. The path says enough.
-fn parse_answer<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, AuthError> {
-    if body.is_empty() {
-        return Err(AuthError::new(
-            AuthErrorKind::InvalidResponse,
-            "the token endpoint's answer is empty".to_string(),
-        ));
-    }
-    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).map_err(
-        |e: serde_path_to_error::Error<serde_json::Error>| {
-            AuthError::new(
-                AuthErrorKind::InvalidResponse,
-                format!(
-                    "the token endpoint's answer ({} bytes) is not a token response ({:?} error at `{}`)",
-                    body.len(),
-                    e.inner().classify(),
-                    e.path()
-                ),
-            )
-        },
-    )
-}
-
-/// The error a token endpoint answered with a JSON `body`.
-fn token_error(body: &[u8]) -> AuthError {
-    let answer: ErrorAnswer = match parse_answer(body) {
-        Ok(answer) => answer,
-        Err(error) => return error,
-    };
-    let kind = match answer.error.as_str() {
-        "invalid_client" => AuthErrorKind::InvalidClient,
-        "unauthorized_client" => AuthErrorKind::UnauthorizedClient,
-        "invalid_scope" => AuthErrorKind::InvalidScope,
-        "invalid_grant" => AuthErrorKind::InvalidGrant,
-        "invalid_request" => AuthErrorKind::InvalidRequest,
-        "unsupported_grant_type" => AuthErrorKind::UnsupportedGrantType,
-        other => AuthErrorKind::Other(shorten(other)),
-    };
-    AuthError::new(kind, answer.error_description)
 }
 
 /// 408, 429 and every 5xx: the identity provider cannot answer now.
-fn is_transient_status(status: StatusCode) -> bool {
+pub(crate) fn is_transient_status(status: StatusCode) -> bool {
     crate::retry::is_retryable_status(status) || status.is_server_error()
 }
 
 /// A value from the identity provider, bounded for a message.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 200;
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),

@@ -12,6 +12,9 @@
 //!   timeouts, retries;
 //! - [`auth`]: static bearer token or OAuth2 client credentials (token URL or OpenID Connect
 //!   issuer), cached, refreshed ahead of expiry, fetched once for any number of waiting calls;
+//! - `sign_in` (feature `sign-in`, on by default): a person signs in through the browser
+//!   (Authorization Code with PKCE), and calls carry their token, refreshed with their refresh
+//!   token; signing out;
 //! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
 //!   a `tracing` span;
 //! - [`error`]: the one [`Error`] to match on, which every builder's `call()` returns
@@ -77,6 +80,18 @@
 //! | a token's lifetime | [`auth::MAX_TOKEN_LIFETIME`] (`expires_in` of 0 or none: used once) | 24 h |
 //! | waiting for the customer | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
 //!
+//! **Signing in** (feature `sign-in`, [`sign_in`](crate#signing-a-person-in)). The loopback
+//! listener of a sign-in serves loopback peers only, reads at most 8 KiB per request within
+//! 10 s, 32 connections at once, and answers `400` to anything but a `GET /callback` carrying
+//! this sign-in's 128-bit `state` (compared in constant time), without ending the wait: a
+//! hostile local page cannot make the client accept its code. The redirect's `iss` is checked
+//! (RFC 9207); the ID token's signature (ES256 or RS256, as advertised; never `none` or HMAC),
+//! `iss`, `aud`/`azp`, `exp` and `nonce`. Discovery, JWKS, token, revocation and end-session
+//! requests follow the identity provider rules above (no redirects, `https` but for loopback,
+//! 1 MiB, transient statuses classified whatever the body). Refresh, access and ID tokens and
+//! the person's name never appear in `Debug`, errors, logs or the browser's page. A refused
+//! refresh token is [`auth::AuthErrorKind::SignInRequired`] and is never presented again.
+//!
 //! Nothing a server sends can make the client panic: lifetimes, `Retry-After` values and
 //! timeouts are added to clocks with checked or saturating arithmetic. A transient failure of
 //! the identity provider (`408`, `429`, `5xx`, whatever the body) is retried like any other
@@ -106,11 +121,14 @@ mod body_limits;
 pub mod config;
 pub mod download;
 pub mod error;
+mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;
 pub mod retry;
 pub mod runtime;
+#[cfg(feature = "sign-in")]
+pub mod sign_in;
 pub mod source_file;
 pub mod statement;
 mod urls;
@@ -132,6 +150,6 @@ pub mod prelude {
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
 
-pub use config::{ClientBuilder, Environment};
+pub use config::{ClientBuilder, Environment, IdentityProviderUrls};
 pub use error::{Error, Result};
 pub use generated::*;

@@ -7,6 +7,10 @@ use std::process::Stdio;
 
 /// `creditdata args` in `dir` with exactly these `CREDITDATA_*` variables (and no `RUST_LOG`):
 /// stdin empty, stdout and stderr captured, killed if dropped.
+///
+/// Nothing of the developer's own sign-ins is reachable: the configuration directory is
+/// `dir/config` unless `vars` names another, and the session bus is hidden, so no test reads
+/// or writes the real keyring.
 pub fn command(
     dir: &Path,
     vars: &[(impl AsRef<OsStr>, impl AsRef<OsStr>)],
@@ -19,6 +23,9 @@ pub fn command(
         }
     }
     command
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env("CREDITDATA_CONFIG", dir.join("config"))
         .envs(vars.iter().map(|(name, value)| (name, value)))
         .args(args)
         .current_dir(dir)

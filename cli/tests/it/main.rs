@@ -1,6 +1,8 @@
 //! The `creditdata` binary's integration tests, linked into one test binary. They run the binary
 //! as child processes, so none of them needs a process of its own.
 
+mod browser;
 mod cli;
 mod common;
+mod sign_in;
 mod trust;

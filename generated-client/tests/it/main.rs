@@ -14,6 +14,7 @@ mod paging;
 mod readme;
 mod request_limits;
 mod retries;
+mod sign_in;
 mod source_file;
 mod statement;
 mod support;

@@ -1,0 +1,1058 @@
+//! People sign in (issue 9, item 1): the Authorization Code flow with PKCE against the
+//! in-process mock's identity provider, its pages driven over HTTP as a browser would (a
+//! cookie jar, redirects read from `Location`); API calls as the signed-in person; refresh,
+//! rotation, revocation and sign-out; hostile requests on the loopback port; and ID tokens a
+//! hostile identity provider (wiremock, with a test key of our own) gets wrong.
+
+#![cfg(feature = "sign-in")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use creditdata_client::auth::AuthErrorKind;
+use creditdata_client::sign_in::{
+    AuthorizationErrorKind, IdentityProvider, MemoryTokenStore, SignIn, SignInError, SignInOptions,
+    StoredSignIn, TokenStore, TokenStoreError, sign_out,
+};
+use creditdata_client::{Client, Error};
+use creditdata_mock::{MockConfig, MockServer};
+use reqwest::StatusCode;
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::{create_request, session_id};
+
+const USER_NAME: &str = "Lena Loan Officer";
+
+async fn start_mock() -> MockServer {
+    MockServer::start(MockConfig {
+        provider_delay: Duration::ZERO,
+        provider_error_one_in: 0,
+        ..MockConfig::default()
+    })
+    .await
+    .expect("mock starts")
+}
+
+fn provider_of(mock: &MockServer) -> IdentityProvider {
+    IdentityProvider::new(mock.issuer(), mock.public_client_id()).expect("provider")
+}
+
+/// A browser: keeps cookies, follows no redirect (each is read from `Location`).
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("browser")
+}
+
+/// The value of the hidden input `name` in `html`.
+fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker).expect("hidden field") + marker.len();
+    let end = html[start..].find('"').expect("end of value");
+    html[start..start + end].to_string()
+}
+
+/// Signs `lena` in on the mock's pages and answers the consent question with `decision`;
+/// where the identity provider sends the browser (the loopback redirect URI).
+async fn sign_in_at_the_pages(
+    browser: &reqwest::Client,
+    mock: &MockServer,
+    url: &str,
+    decision: &str,
+) -> String {
+    let page = browser.get(url).send().await.expect("authorization page");
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.expect("html");
+    let request = hidden(&html, "request");
+    let csrf = hidden(&html, "csrf_token");
+    let consent = browser
+        .post(format!("{}/login-actions/authenticate", mock.issuer()))
+        .form(&[
+            ("request", request.as_str()),
+            ("csrf_token", &csrf),
+            ("username", "lena"),
+            ("password", "lena-password"),
+        ])
+        .send()
+        .await
+        .expect("sign-in form");
+    assert_eq!(consent.status(), StatusCode::OK);
+    let html = consent.text().await.expect("consent page");
+    let csrf = hidden(&html, "csrf_token");
+    let answer = browser
+        .post(format!("{}/login-actions/consent", mock.issuer()))
+        .form(&[
+            ("request", request.as_str()),
+            ("csrf_token", &csrf),
+            ("decision", decision),
+        ])
+        .send()
+        .await
+        .expect("consent form");
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    answer
+        .headers()
+        .get("location")
+        .expect("Location")
+        .to_str()
+        .expect("ascii")
+        .to_string()
+}
+
+/// The browser's whole part: the pages, then the redirect to the application; the page the
+/// application answered with (status and HTML).
+async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, String) {
+    let browser = browser();
+    let location = sign_in_at_the_pages(&browser, mock, &url, decision).await;
+    assert!(location.starts_with("http://127.0.0.1:"), "{location}");
+    let page = browser
+        .get(&location)
+        .send()
+        .await
+        .expect("loopback redirect");
+    let status = page.status();
+    (status, page.text().await.expect("page"))
+}
+
+/// Lena, signed in through the whole flow.
+async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
+    let pending = SignIn::start(provider, SignInOptions::default())
+        .await
+        .expect("sign-in starts");
+    let url = pending.authorization_url().to_string();
+    let (signed_in, (status, _)) = tokio::join!(pending.finish(), browse(mock, url, "approve"));
+    assert_eq!(status, StatusCode::OK);
+    signed_in.expect("signed in")
+}
+
+/// A store that counts its saves.
+#[derive(Default)]
+struct CountingStore {
+    inner: MemoryTokenStore,
+    saves: AtomicUsize,
+}
+
+impl TokenStore for CountingStore {
+    fn load(&self) -> Result<Option<StoredSignIn>, TokenStoreError> {
+        self.inner.load()
+    }
+    fn save(&self, signed_in: &StoredSignIn) -> Result<(), TokenStoreError> {
+        self.saves.fetch_add(1, Ordering::SeqCst);
+        self.inner.save(signed_in)
+    }
+    fn clear(&self) -> Result<(), TokenStoreError> {
+        self.inner.clear()
+    }
+}
+
+fn secret(value: &Option<SecretString>) -> String {
+    value.as_ref().expect("present").expose_secret().to_string()
+}
+
+fn signed_in_client(
+    mock: &MockServer,
+    store: Arc<dyn TokenStore>,
+    provider: IdentityProvider,
+) -> Client {
+    Client::builder()
+        .base_url(mock.base_url())
+        .signed_in(store, provider)
+        .build()
+        .expect("client")
+}
+
+fn auth_kind(error: &Error) -> Option<AuthErrorKind> {
+    match error {
+        Error::Auth { source, .. } => Some(source.kind.clone()),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("sign-in starts");
+    let url = pending.authorization_url().clone();
+    let parameter = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    };
+    assert_eq!(
+        parameter("redirect_uri").as_deref(),
+        Some(pending.redirect_uri())
+    );
+    assert!(pending.redirect_uri().starts_with("http://127.0.0.1:"));
+    assert!(pending.redirect_uri().ends_with("/callback"));
+    assert_eq!(parameter("code_challenge_method").as_deref(), Some("S256"));
+    assert_eq!(parameter("response_type").as_deref(), Some("code"));
+    assert!(
+        parameter("nonce").is_some_and(|n| n.len() >= 43),
+        "a 256-bit nonce"
+    );
+    assert!(
+        parameter("state").is_some_and(|s| s.len() >= 22),
+        "a 128-bit state"
+    );
+    assert!(!format!("{pending:?}").contains(&parameter("state").unwrap()));
+
+    let (signed_in, (status, page)) =
+        tokio::join!(pending.finish(), browse(&mock, url.to_string(), "approve"));
+    let signed_in = signed_in.expect("signed in");
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("You are signed in"), "{page}");
+    assert_eq!(signed_in.user().display_name(), USER_NAME);
+    assert_eq!(signed_in.user().username.as_deref(), Some("lena"));
+    assert_eq!(signed_in.issuer, mock.issuer());
+    assert!(signed_in.scopes.iter().any(|s| s == "openid"));
+    assert!(signed_in.access_token_valid_for().is_some());
+    for token in [
+        &signed_in.access_token,
+        &signed_in.refresh_token,
+        &signed_in.id_token,
+    ] {
+        let token = secret(token);
+        assert!(!page.contains(&token), "the page shows no token");
+        assert!(
+            !format!("{signed_in:?}").contains(&token),
+            "Debug shows no token"
+        );
+    }
+    assert!(
+        !format!("{signed_in:?}").contains(USER_NAME),
+        "Debug shows no name"
+    );
+
+    let store = Arc::new(MemoryTokenStore::with(signed_in));
+    let client = signed_in_client(&mock, store, provider);
+    let session = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("a session created as Lena");
+    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    mock.shutdown().await;
+}
+
+/// A hostile local process (or a web page making the browser send requests) on the port.
+async fn raw_request(port: u16, bytes: &[u8]) -> String {
+    let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    socket.write_all(bytes).await.expect("write");
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(15), socket.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn hostile_requests_on_the_loopback_port_neither_end_nor_spoil_the_sign_in() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().to_string();
+    let port: u16 = pending
+        .redirect_uri()
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/callback")
+        .parse()
+        .expect("port");
+    let finish = tokio::spawn(pending.finish());
+
+    // A connection that sends nothing, held open for the whole test (slowloris).
+    let _silent = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let oversized = format!(
+        "GET /callback?state={} HTTP/1.1\r\n\r\n",
+        "x".repeat(10_000)
+    );
+    let attacks: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "a forged state with the attacker's code",
+            b"GET /callback?code=attacker-code&state=guessed HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                .to_vec(),
+        ),
+        (
+            "no state",
+            b"GET /callback?code=attacker-code HTTP/1.1\r\n\r\n".to_vec(),
+        ),
+        (
+            "an error without state",
+            b"GET /callback?error=access_denied HTTP/1.1\r\n\r\n".to_vec(),
+        ),
+        (
+            "another path",
+            b"GET /favicon.ico HTTP/1.1\r\n\r\n".to_vec(),
+        ),
+        (
+            "a POST",
+            b"POST /callback?code=c&state=s HTTP/1.1\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ),
+        (
+            "garbage",
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n".to_vec(),
+        ),
+        ("an oversized head", oversized.into_bytes()),
+    ];
+    for (what, bytes) in &attacks {
+        let answer = raw_request(port, bytes).await;
+        assert!(answer.starts_with("HTTP/1.1 400 "), "{what}: {answer}");
+        assert!(!answer.contains("<script"), "{what}");
+        assert!(!finish.is_finished(), "{what} ended the sign-in");
+    }
+    // A flood of connections at once does not stop the real redirect either.
+    let flood: Vec<_> = (0..40)
+        .map(|_| {
+            tokio::spawn(raw_request(
+                port,
+                b"GET /callback?state=nope HTTP/1.1\r\n\r\n",
+            ))
+        })
+        .collect();
+    for attack in flood {
+        let _ = attack.await;
+    }
+
+    let (status, page) = browse(&mock, url, "approve").await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let signed_in = finish
+        .await
+        .expect("task")
+        .expect("the real sign-in completes");
+    assert_eq!(signed_in.user().display_name(), USER_NAME);
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_denied_consent_is_a_typed_error_shown_to_the_browser() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().to_string();
+    let (outcome, (status, page)) = tokio::join!(pending.finish(), browse(&mock, url, "deny"));
+    match outcome {
+        Err(SignInError::Authorization { kind, .. }) => {
+            assert_eq!(kind, AuthorizationErrorKind::AccessDenied)
+        }
+        other => panic!("expected access_denied, got {other:?}"),
+    }
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("access_denied"), "{page}");
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn prompt_none_without_a_browser_session_is_login_required() {
+    let mock = start_mock().await;
+    let options = SignInOptions {
+        prompt: Some("none".into()),
+        ..SignInOptions::default()
+    };
+    let pending = SignIn::start(&provider_of(&mock), options)
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().to_string();
+    let browse = async {
+        let browser = browser();
+        let answer = browser.get(&url).send().await.expect("authorize");
+        assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+        let location = answer.headers()["location"].to_str().unwrap().to_string();
+        browser
+            .get(&location)
+            .send()
+            .await
+            .expect("redirect")
+            .status()
+    };
+    let (outcome, status) = tokio::join!(pending.finish(), browse);
+    match outcome {
+        Err(SignInError::Authorization { kind, .. }) => {
+            assert_eq!(kind, AuthorizationErrorKind::LoginRequired)
+        }
+        other => panic!("expected login_required, got {other:?}"),
+    }
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    mock.shutdown().await;
+}
+
+/// Signing in, a refresh and signing out log nothing a reader of the logs must not see: no
+/// token, code, state or nonce, and not the person's name.
+#[tokio::test(flavor = "current_thread")]
+async fn signing_in_refreshing_and_signing_out_log_no_token_and_no_name() {
+    let captured = crate::support::Captured::default();
+    let _guard = tracing::subscriber::set_default(crate::support::capturing_subscriber(
+        &captured,
+        "creditdata_client=trace",
+    ));
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().clone();
+    let port = pending
+        .redirect_uri()
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/callback")
+        .to_string();
+    let hostile = raw_request(
+        port.parse().unwrap(),
+        b"GET /callback?state=wrong&code=c HTTP/1.1\r\n\r\n",
+    );
+    let (signed_in, (status, _), _) = tokio::join!(
+        pending.finish(),
+        browse(&mock, url.to_string(), "approve"),
+        hostile
+    );
+    assert_eq!(status, StatusCode::OK);
+    let signed_in = signed_in.expect("signed in");
+    let store = Arc::new(MemoryTokenStore::with(expired(signed_in.clone())));
+    let client = signed_in_client(&mock, store.clone(), provider.clone());
+    client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("created");
+    let refreshed = store.load().unwrap().unwrap();
+    sign_out(&provider, &refreshed).await.expect("signed out");
+    let error = client
+        .get_sessions()
+        .call()
+        .await
+        .expect_err("the access token is revoked");
+    assert_eq!(
+        auth_kind(&error),
+        Some(AuthErrorKind::SignInRequired),
+        "{error:?}"
+    );
+
+    let logs = captured.text();
+    assert!(
+        logs.contains("creditdata.call"),
+        "the calls were logged: {logs}"
+    );
+    let parameter = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .unwrap()
+    };
+    let mut never = vec![
+        USER_NAME.to_string(),
+        "lena@lender.example".to_string(),
+        parameter("state"),
+        parameter("nonce"),
+        parameter("code_challenge"),
+    ];
+    for stored in [&signed_in, &refreshed] {
+        for token in [
+            &stored.access_token,
+            &stored.refresh_token,
+            &stored.id_token,
+        ] {
+            never.push(secret(token));
+        }
+    }
+    for hidden in never {
+        assert!(
+            !logs.contains(&hidden),
+            "the logs show a secret or personal data"
+        );
+    }
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_sign_in_nobody_finishes_times_out() {
+    let mock = start_mock().await;
+    let options = SignInOptions {
+        timeout: Duration::from_millis(200),
+        ..SignInOptions::default()
+    };
+    let pending = SignIn::start(&provider_of(&mock), options)
+        .await
+        .expect("starts");
+    match pending.finish().await {
+        Err(error @ SignInError::TimedOut(_)) => {
+            assert!(error.to_string().contains("no sign-in arrived"), "{error}")
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    mock.shutdown().await;
+}
+
+/// `signed_in` with its access token expired: the next call must refresh.
+fn expired(mut signed_in: StoredSignIn) -> StoredSignIn {
+    signed_in.access_token_expires_at = Some(SystemTime::now() - Duration::from_secs(1));
+    signed_in
+}
+
+#[tokio::test]
+async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotation_saved() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let original = signed_in(&mock, &provider).await;
+    let store = Arc::new(CountingStore::default());
+    store.inner.save(&expired(original.clone())).unwrap();
+    let client = signed_in_client(&mock, store.clone(), provider.clone());
+    let created = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("created");
+    store.saves.store(0, Ordering::SeqCst);
+    store
+        .inner
+        .save(&expired(store.inner.load().unwrap().unwrap()))
+        .unwrap();
+    let client = signed_in_client(&mock, store.clone(), provider);
+
+    let calls: Vec<_> = (0..25)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.get_session().session_id(created.id).call().await })
+        })
+        .collect();
+    for call in calls {
+        let session = call.await.expect("task").expect("every call succeeds");
+        assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    }
+    assert_eq!(
+        store.saves.load(Ordering::SeqCst),
+        1,
+        "one refresh for 25 waiting calls"
+    );
+    let kept = store.load().unwrap().expect("kept");
+    assert_ne!(
+        secret(&kept.refresh_token),
+        secret(&original.refresh_token),
+        "the rotated refresh token was saved"
+    );
+    assert!(
+        kept.access_token_valid_for()
+            .is_some_and(|left| left > Duration::from_secs(60))
+    );
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let signed_in = signed_in(&mock, &provider).await;
+    // The access token is revoked behind the client's back; the refresh token still works.
+    let revoked = reqwest::Client::new()
+        .post(format!("{}/protocol/openid-connect/revoke", mock.issuer()))
+        .form(&[
+            ("token", secret(&signed_in.access_token).as_str()),
+            ("token_type_hint", "access_token"),
+            ("client_id", mock.public_client_id()),
+        ])
+        .send()
+        .await
+        .expect("revoke");
+    assert_eq!(revoked.status(), StatusCode::OK);
+    let store = Arc::new(CountingStore::default());
+    store.inner.save(&signed_in).unwrap();
+    let client = signed_in_client(&mock, store.clone(), provider);
+    let session = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("refreshed once after the 401, then created");
+    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    assert_eq!(store.saves.load(Ordering::SeqCst), 1);
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn signing_out_revokes_the_refresh_token_and_calls_then_need_a_new_sign_in() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let signed_in = signed_in(&mock, &provider).await;
+    sign_out(&provider, &signed_in).await.expect("signed out");
+
+    // The identity provider refuses the refresh token from now on.
+    let refreshed = reqwest::Client::new()
+        .post(mock.token_url())
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("client_id", mock.public_client_id()),
+            ("refresh_token", secret(&signed_in.refresh_token).as_str()),
+        ])
+        .send()
+        .await
+        .expect("refresh");
+    assert_eq!(refreshed.status(), StatusCode::BAD_REQUEST);
+    let body: Value = refreshed.json().await.expect("json");
+    assert_eq!(body["error"], "invalid_grant");
+
+    let store = Arc::new(CountingStore::default());
+    store.inner.save(&expired(signed_in)).unwrap();
+    let client = signed_in_client(&mock, store.clone(), provider);
+    for _ in 0..3 {
+        let error = client
+            .get_session()
+            .session_id(session_id())
+            .call()
+            .await
+            .expect_err("signed out");
+        assert_eq!(
+            auth_kind(&error),
+            Some(AuthErrorKind::SignInRequired),
+            "{error:?}"
+        );
+        assert!(format!("{:#}", anyhow::Error::new(error)).contains("creditdata login"));
+    }
+    assert_eq!(store.saves.load(Ordering::SeqCst), 0);
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn no_sign_in_in_the_store_is_sign_in_required() {
+    let mock = start_mock().await;
+    let client = signed_in_client(
+        &mock,
+        Arc::new(MemoryTokenStore::default()),
+        provider_of(&mock),
+    );
+    let error = client
+        .get_sessions()
+        .call()
+        .await
+        .expect_err("nobody signed in");
+    assert_eq!(auth_kind(&error), Some(AuthErrorKind::SignInRequired));
+    mock.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hostile or broken identity provider: wiremock, with an ES256 key of the test's own.
+
+const WIREMOCK_REALM: &str = "/realms/t";
+const CLIENT_ID: &str = "test-app";
+
+struct TestKey {
+    pem: String,
+    jwk: Value,
+}
+
+fn test_key(kid: &str) -> TestKey {
+    use p256::elliptic_curve::sec1::ToEncodedPoint as _;
+    use p256::pkcs8::EncodePrivateKey as _;
+    let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
+    let point = secret.public_key().to_encoded_point(false);
+    let pem = secret
+        .to_pkcs8_pem(p256::pkcs8::LineEnding::LF)
+        .expect("pem")
+        .to_string();
+    let jwk = json!({
+        "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
+        "x": URL_SAFE_NO_PAD.encode(point.x().expect("x")),
+        "y": URL_SAFE_NO_PAD.encode(point.y().expect("y")),
+    });
+    TestKey { pem, jwk }
+}
+
+fn sign(key: &TestKey, kid: &str, claims: &Value) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.kid = Some(kid.to_string());
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(key.pem.as_bytes()).expect("key");
+    jsonwebtoken::encode(&header, claims, &key).expect("signed")
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A wiremock identity provider: discovery and JWKS (the key `kid-1`).
+async fn hostile_provider(key: &TestKey) -> (wiremock::MockServer, String) {
+    hostile_provider_announcing_iss(key, false).await
+}
+
+/// [`hostile_provider`], its discovery document promising `iss` in the redirect (RFC 9207)
+/// when `iss_supported`.
+async fn hostile_provider_announcing_iss(
+    key: &TestKey,
+    iss_supported: bool,
+) -> (wiremock::MockServer, String) {
+    let server = wiremock::MockServer::start().await;
+    let issuer = format!("{}{WIREMOCK_REALM}", server.uri());
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/.well-known/openid-configuration"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}/protocol/openid-connect/auth"),
+            "token_endpoint": format!("{issuer}/protocol/openid-connect/token"),
+            "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
+            "revocation_endpoint": format!("{issuer}/protocol/openid-connect/revoke"),
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": iss_supported,
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/protocol/openid-connect/certs"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "keys": [key.jwk] })))
+        .mount(&server)
+        .await;
+    (server, issuer)
+}
+
+/// Signs in at a fresh hostile provider whose token endpoint answers with
+/// `id_token(nonce, issuer)`, the browser redirected back with the right state; the outcome.
+async fn sign_in_with_id_token(
+    key: &TestKey,
+    id_token: &dyn Fn(&str, &str) -> String,
+) -> Result<StoredSignIn, SignInError> {
+    let (server, issuer) = hostile_provider(key).await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    let pending = SignIn::start(&provider, SignInOptions::default())
+        .await
+        .expect("starts");
+    let url = pending.authorization_url().clone();
+    let parameter = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .expect("parameter")
+    };
+    let (state, nonce) = (parameter("state"), parameter("nonce"));
+    Mock::given(method("POST"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/protocol/openid-connect/token"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "access_token": "access-token-value",
+            "token_type": "Bearer",
+            "expires_in": 300,
+            "refresh_token": "refresh-token-value",
+            "id_token": id_token(&nonce, &issuer),
+            "scope": "openid profile",
+        })))
+        .mount(&server)
+        .await;
+    let redirect = format!("{}?code=the-code&state={state}", pending.redirect_uri());
+    let (outcome, _) = tokio::join!(pending.finish(), async {
+        reqwest::get(&redirect).await.expect("redirect")
+    });
+    outcome
+}
+
+#[tokio::test]
+async fn id_tokens_with_a_wrong_nonce_audience_issuer_algorithm_signature_or_age_are_refused() {
+    let key = test_key("kid-1");
+    let other_key = test_key("kid-1");
+    let claims = |nonce: &str, issuer: &str| {
+        json!({
+            "iss": issuer, "aud": CLIENT_ID, "sub": "user-1", "name": "Test Person",
+            "preferred_username": "tp", "nonce": nonce, "iat": now(), "exp": now() + 300,
+        })
+    };
+    let with = |nonce: &str, issuer: &str, change: &dyn Fn(&mut Value)| {
+        let mut claims = claims(nonce, issuer);
+        change(&mut claims);
+        claims
+    };
+
+    let good = sign_in_with_id_token(&key, &|n, i| sign(&key, "kid-1", &claims(n, i))).await;
+    assert_eq!(
+        good.expect("a valid ID token").user().display_name(),
+        "Test Person"
+    );
+
+    type Case<'a> = (&'a str, Box<dyn Fn(&str, &str) -> String + 'a>, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            "wrong nonce",
+            Box::new(|_, i| sign(&key, "kid-1", &claims("another-sign-in", i))),
+            "nonce",
+        ),
+        (
+            "no nonce",
+            Box::new(|n, i| {
+                sign(
+                    &key,
+                    "kid-1",
+                    &with(n, i, &|c| {
+                        c.as_object_mut().unwrap().shift_remove("nonce");
+                    }),
+                )
+            }),
+            "nonce",
+        ),
+        (
+            "another audience",
+            Box::new(|n, i| {
+                sign(
+                    &key,
+                    "kid-1",
+                    &with(n, i, &|c| c["aud"] = json!("other-app")),
+                )
+            }),
+            "aud",
+        ),
+        (
+            "another issuer",
+            Box::new(|n, i| {
+                sign(
+                    &key,
+                    "kid-1",
+                    &with(n, i, &|c| c["iss"] = json!("https://evil.example/realms/t")),
+                )
+            }),
+            "iss",
+        ),
+        (
+            "expired",
+            Box::new(|n, i| {
+                sign(
+                    &key,
+                    "kid-1",
+                    &with(n, i, &|c| c["exp"] = json!(now() - 3600)),
+                )
+            }),
+            "expired",
+        ),
+        (
+            "another party (azp)",
+            Box::new(|n, i| {
+                sign(
+                    &key,
+                    "kid-1",
+                    &with(n, i, &|c| {
+                        c["aud"] = json!([CLIENT_ID, "other"]);
+                        c["azp"] = json!("other");
+                    }),
+                )
+            }),
+            "azp",
+        ),
+        (
+            "another key's signature",
+            Box::new(|n, i| sign(&other_key, "kid-1", &claims(n, i))),
+            "signature",
+        ),
+        (
+            "an unknown kid",
+            Box::new(|n, i| sign(&key, "kid-2", &claims(n, i))),
+            "kid",
+        ),
+        (
+            "HS256 (a public client has no secret)",
+            Box::new(|n, i| {
+                let header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+                jsonwebtoken::encode(
+                    &header,
+                    &claims(n, i),
+                    &jsonwebtoken::EncodingKey::from_secret(b"guessable"),
+                )
+                .unwrap()
+            }),
+            "HS256",
+        ),
+        (
+            "alg none",
+            Box::new(|n, i| {
+                let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
+                let payload = URL_SAFE_NO_PAD.encode(claims(n, i).to_string());
+                format!("{header}.{payload}.")
+            }),
+            "readable header",
+        ),
+    ];
+    for (what, id_token, says) in cases {
+        match sign_in_with_id_token(&key, &*id_token).await {
+            Err(SignInError::IdToken(why)) => assert!(why.contains(says), "{what}: {why}"),
+            other => panic!("{what}: expected the ID token to be refused, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
+    let key = test_key("kid-1");
+    let (server, issuer) = hostile_provider(&key).await;
+    Mock::given(method("POST"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/protocol/openid-connect/token"
+        )))
+        .respond_with(ResponseTemplate::new(400).set_body_json(
+            json!({ "error": "invalid_grant", "error_description": "Token is not active" }),
+        ))
+        .mount(&server)
+        .await;
+    let api = wiremock::MockServer::start().await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    let stored = StoredSignIn {
+        issuer: issuer.clone(),
+        client_id: CLIENT_ID.into(),
+        refresh_token: Some(SecretString::from("revoked-refresh-token".to_string())),
+        access_token: Some(SecretString::from("old-access-token".to_string())),
+        access_token_expires_at: Some(SystemTime::now() - Duration::from_secs(5)),
+        id_token: None,
+        scopes: vec!["openid".into()],
+        user: serde_json::from_value(json!({ "subject": "user-1" })).unwrap(),
+        signed_in_at: SystemTime::now() - Duration::from_secs(3600),
+    };
+    let client = Client::builder()
+        .base_url(api.uri())
+        .retry_policy(crate::support::fast_retries(4))
+        .signed_in(Arc::new(MemoryTokenStore::with(stored)), provider)
+        .build()
+        .expect("client");
+    let calls: Vec<_> = (0..10)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.get_session().session_id(session_id()).call().await })
+        })
+        .collect();
+    for call in calls {
+        let error = call.await.expect("task").expect_err("signed out");
+        assert_eq!(auth_kind(&error), Some(AuthErrorKind::SignInRequired));
+    }
+    let later = client
+        .get_sessions()
+        .call()
+        .await
+        .expect_err("still signed out");
+    assert_eq!(auth_kind(&later), Some(AuthErrorKind::SignInRequired));
+    let token_requests = crate::support::count(
+        &server,
+        "POST",
+        &format!("{WIREMOCK_REALM}/protocol/openid-connect/token"),
+    )
+    .await;
+    assert_eq!(
+        token_requests, 1,
+        "one refresh attempt, never a storm or a retry"
+    );
+    assert!(api.received_requests().await.unwrap_or_default().is_empty());
+}
+
+#[tokio::test]
+async fn identity_provider_requests_never_follow_redirects_and_are_bounded() {
+    let server = wiremock::MockServer::start().await;
+    let issuer = format!("{}{WIREMOCK_REALM}", server.uri());
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/.well-known/openid-configuration"
+        )))
+        .respond_with(
+            ResponseTemplate::new(302).insert_header("location", "https://evil.example/x?secret=1"),
+        )
+        .mount(&server)
+        .await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    match SignIn::start(&provider, SignInOptions::default()).await {
+        Err(SignInError::Provider(error)) => {
+            assert_eq!(error.kind, AuthErrorKind::Redirect);
+            assert!(!error.to_string().contains("secret=1"), "{error}");
+        }
+        other => panic!("expected a redirect error, got {other:?}"),
+    }
+
+    server.reset().await;
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/.well-known/openid-configuration"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_string(" ".repeat(2 * 1024 * 1024)))
+        .mount(&server)
+        .await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    match SignIn::start(&provider, SignInOptions::default()).await {
+        Err(SignInError::Provider(error)) => {
+            assert!(error.to_string().contains("larger than"), "{error}")
+        }
+        other => panic!("expected a size error, got {other:?}"),
+    }
+
+    server.reset().await;
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "{WIREMOCK_REALM}/.well-known/openid-configuration"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "issuer": "https://evil.example/realms/t",
+            "authorization_endpoint": "https://evil.example/auth",
+            "token_endpoint": "https://evil.example/token",
+            "jwks_uri": "https://evil.example/certs",
+        })))
+        .mount(&server)
+        .await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    match SignIn::start(&provider, SignInOptions::default()).await {
+        Err(SignInError::Provider(error)) => assert_eq!(error.kind, AuthErrorKind::Discovery),
+        other => panic!("expected another issuer's document to be refused, got {other:?}"),
+    }
+    assert!(IdentityProvider::new("http://login.example.test/realms/t", CLIENT_ID).is_err());
+}
+
+#[tokio::test]
+async fn a_redirect_naming_another_issuer_or_none_it_promised_is_refused() {
+    let key = test_key("kid-1");
+    let (_server, issuer) = hostile_provider_announcing_iss(&key, true).await;
+    let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    for (what, iss) in [
+        (
+            "another issuer (a mix-up)",
+            Some("https://evil.example/realms/t"),
+        ),
+        ("no iss although promised", None),
+    ] {
+        let pending = SignIn::start(&provider, SignInOptions::default())
+            .await
+            .expect("starts");
+        let url = pending.authorization_url().clone();
+        let state = url
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        let mut redirect = reqwest::Url::parse(pending.redirect_uri()).unwrap();
+        redirect
+            .query_pairs_mut()
+            .append_pair("code", "c")
+            .append_pair("state", &state);
+        if let Some(iss) = iss {
+            redirect.query_pairs_mut().append_pair("iss", iss);
+        }
+        let (outcome, answer) = tokio::join!(pending.finish(), async {
+            reqwest::get(redirect).await.expect("redirect")
+        });
+        assert!(
+            matches!(outcome, Err(SignInError::InvalidRedirect(ref why)) if why.contains("iss")),
+            "{what}: {outcome:?}"
+        );
+        assert_eq!(answer.status(), StatusCode::BAD_REQUEST, "{what}");
+    }
+}
