@@ -506,8 +506,8 @@ async fn token(
 
 /// Renews the access token with the refresh token, through the client's authenticator: the
 /// rotated tokens are saved to the store before the new access token is returned, a refused
-/// refresh token is "sign in again", and nothing is sent to the service (which may be down
-/// while the identity provider is up, and whose rate limit a token costs nothing of).
+/// refresh token is "sign in again", and nothing is sent to the service: a token costs none of
+/// its rate limit, and is had while the identity provider is up even if the service is down.
 async fn renewed_access_token(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
