@@ -18,7 +18,7 @@ use creditdata_client::sign_in::{
     CLI_CLIENT_ID, DEFAULT_SCOPES, IdentityProvider, SignIn, SignInError, SignInOptions,
     SignedInCredentials, StoredSignIn, TokenStore, TokenStoreError, TokenStoreErrorKind, sign_out,
 };
-use secrecy::ExposeSecret as _;
+use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
 
 use crate::cli::{AuthCommand, GlobalArgs, LoginArgs};
@@ -487,32 +487,32 @@ async fn token(
     let Some(stored) = store.load().map_err(token_store_failure)? else {
         return Err(not_signed_in(context));
     };
+    // A token with more than PRINT_MARGIN left is printed as stored; otherwise the client is
+    // asked, which hands out a stored token only while it has more than a minute left (twice
+    // its refresh margin) and renews it otherwise: what it returns here is a renewed token.
     let fresh = stored
         .access_token_valid_for()
         .is_some_and(|left| left > PRINT_MARGIN);
     let token = match (fresh, stored.access_token()) {
-        (true, Some(token)) => token.expose_secret().to_string(),
-        _ => refreshed_access_token(global, env, context, &store).await?,
+        (true, Some(token)) => token.clone(),
+        _ => renewed_access_token(global, env, context).await?,
     };
     let mut stdout = std::io::stdout().lock();
-    std::io::Write::write_all(&mut stdout, format!("{token}\n").as_bytes())
+    std::io::Write::write_all(&mut stdout, token.expose_secret().as_bytes())
+        .and_then(|()| std::io::Write::write_all(&mut stdout, b"\n"))
         .and_then(|()| std::io::Write::flush(&mut stdout))
         .map_err(Failure::output)
 }
 
-/// Renews the access token with the refresh token (the rotated tokens saved to the store) and
-/// returns the new one.
-///
-/// The client renews a person's token only on the way to a call of the service and has no
-/// public "renew now", so one cheap read (`GET /v1/consumer/packages`-like: the packages the
-/// credentials may use) goes to the service with the profile's sign-in, and the token it was
-/// sent with is read back from the store.
-async fn refreshed_access_token(
+/// Renews the access token with the refresh token, through the client's authenticator: the
+/// rotated tokens are saved to the store before the new access token is returned, a refused
+/// refresh token is "sign in again", and nothing is sent to the service: a token costs none of
+/// its rate limit, and is had while the identity provider is up even if the service is down.
+async fn renewed_access_token(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
     context: &Context,
-    store: &ProfileStore,
-) -> Result<String, Failure> {
+) -> Result<SecretString, Failure> {
     let Some(credentials) = stored_credentials(global, env, context)? else {
         return Err(not_signed_in(context));
     };
@@ -521,16 +521,7 @@ async fn refreshed_access_token(
         .credentials(credentials)
         .build()
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    client.get_consumer_packages().call().await?;
-    let renewed = store
-        .load()
-        .map_err(token_store_failure)?
-        .ok_or_else(|| not_signed_in(context))?;
-    renewed
-        .access_token()
-        .filter(|_| renewed.access_token_valid_for().is_some())
-        .map(|t| t.expose_secret().to_string())
-        .ok_or_else(|| Failure::Auth("the identity provider sent no usable access token".into()))
+    Ok(client.access_token().await?)
 }
 
 #[cfg(test)]

@@ -161,21 +161,37 @@ pub enum ClientAuthStyle {
     BasicAuth,
 }
 
-/// An access token, ready to send: the `Authorization` header value, marked sensitive.
-/// Redacted in `Debug`; cloning shares it.
+/// An access token, ready to send: the `Authorization` header value, marked sensitive, and
+/// the token itself for [`Client::access_token`](crate::Client::access_token). Redacted in
+/// `Debug`; cloning shares it.
 #[derive(Clone)]
-pub(crate) struct AccessToken(Arc<HeaderValue>);
+pub(crate) struct AccessToken(Arc<TokenParts>);
+
+struct TokenParts {
+    header: HeaderValue,
+    // Kept as given rather than cut back out of the header, which may hold bytes
+    // `HeaderValue::to_str` refuses.
+    secret: SecretString,
+}
 
 impl AccessToken {
     pub(crate) fn new(token: &str) -> Option<AccessToken> {
         let mut header = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
         header.set_sensitive(true);
-        Some(AccessToken(Arc::new(header)))
+        Some(AccessToken(Arc::new(TokenParts {
+            header,
+            secret: SecretString::from(token.to_string()),
+        })))
     }
 
     /// The `Authorization` header value (`Bearer ...`).
     pub(crate) fn header(&self) -> &HeaderValue {
-        &self.0
+        &self.0.header
+    }
+
+    /// The token alone, without the `Bearer ` prefix.
+    pub(crate) fn secret(&self) -> SecretString {
+        self.0.secret.clone()
     }
 
     pub(crate) fn same_as(&self, other: &AccessToken) -> bool {

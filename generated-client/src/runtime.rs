@@ -401,6 +401,66 @@ fn wait_before_retry(
 }
 
 impl Client {
+    /// A currently valid access token, for a request the client does not make itself (a
+    /// hand-written call, a `curl` for support, another tool).
+    ///
+    /// It comes from the same place as every call's token, with the same guarantees:
+    ///
+    /// - **Client credentials and sign-in**: the cached token while it is fresh; otherwise a new
+    ///   one, refreshed ahead of its expiry (30 s before it, or a fifth of its lifetime if that is
+    ///   shorter), so the token returned is good for at least that long. Only one token request
+    ///   is in flight however many callers (and calls) wait: they all share its outcome.
+    /// - **Sign-in**: a stored access token is used while it has more than a minute left;
+    ///   otherwise the refresh token is used, and the rotated tokens are saved to the
+    ///   [`TokenStore`](crate::sign_in::TokenStore) before the new token is returned. A refused
+    ///   refresh token is [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired),
+    ///   as for a call.
+    /// - **A static bearer token**: that token, as configured (trimmed).
+    ///
+    /// No request is made to the service. A transient failure of the identity provider
+    /// ([`Error::is_transient`]) is retried within the client's [`RetryPolicy`], as it would be
+    /// for a call.
+    ///
+    /// The token is a [`SecretString`](secrecy::SecretString): it never shows in `Debug`, and
+    /// reading it takes an explicit `expose_secret()`. Whoever holds it can act with the
+    /// client's (or the person's) rights until it expires: do not log it or keep it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when no token could be obtained (with the identity provider's reason),
+    /// [`Error::Config`] when the client was built without credentials.
+    pub async fn access_token(&self) -> Result<secrecy::SecretString, Error> {
+        let state = &self.inner().inner;
+        let Some(auth) = &state.auth else {
+            return Err(Error::Config(
+                "the client has no credentials, so it has no access token: give it a bearer \
+                 token, client credentials or a sign-in when building it"
+                    .to_string(),
+            ));
+        };
+        let started = Instant::now();
+        let mut counted: u32 = 0;
+        loop {
+            counted += 1;
+            match auth.token().await {
+                Ok(token) => return Ok(token.secret()),
+                Err(source) => {
+                    let verdict = if source.is_transient() {
+                        Retryable::Yes { not_before: None }
+                    } else {
+                        Retryable::No
+                    };
+                    let error = Error::Auth {
+                        operation: None,
+                        source,
+                    };
+                    let delay = wait_before_retry(&state.retry, counted, started, error, verdict)?;
+                    Box::pin(tokio::time::sleep(delay)).await;
+                }
+            }
+        }
+    }
+
     /// One attempt: send (the token is in place), check the status.
     async fn attempt(
         &self,

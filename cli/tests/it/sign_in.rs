@@ -617,7 +617,21 @@ async fn auth_token_renews_a_token_about_to_expire() {
     .await
     .ok();
     let before = home.stored("default");
-    let token = home.run(&["auth", "token"]).await.ok();
+    // The service is a closed port: renewing a token is the identity provider's business only,
+    // and any request to the service would fail the command.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let token = home
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", &nowhere),
+                ("CREDITDATA_ISSUER", mock.issuer()),
+            ],
+            &["auth", "token"],
+        )
+        .await
+        .ok();
     let after = home.stored("default");
     let printed = token.stdout.trim();
     assert_ne!(printed, before["access_token"].as_str().unwrap(), "renewed");

@@ -63,6 +63,8 @@
 //! [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired): never
 //! retried, and not asked again for the same refresh token. [`sign_out`] revokes the refresh
 //! token (RFC 7009) and ends the provider's session (RP-Initiated Logout).
+//! [`Client::access_token`](crate::Client::access_token) hands out the same access token, renewed
+//! the same way, for a request the client does not make itself, without calling the service.
 
 mod id_token;
 mod loopback;

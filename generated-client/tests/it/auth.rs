@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::support::*;
 use creditdata_client::Error;
 use creditdata_client::auth::{AuthErrorKind, Credentials, TokenEndpoint};
+use secrecy::ExposeSecret as _;
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -628,4 +629,86 @@ async fn authorizations(server: &MockServer) -> Vec<String> {
         .filter_map(|r| r.headers.get("authorization"))
         .map(|v| v.to_str().unwrap_or_default().to_string())
         .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_token_fetches_one_client_credentials_token_for_many_callers_and_calls_nothing_else()
+{
+    let server = MockServer::start().await;
+    // Slow, so every caller arrives while the one token request is in flight.
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(token_response("shared-token", 300).set_delay(Duration::from_millis(300)))
+        .mount(&server)
+        .await;
+    let client = oauth_builder(&server).build().unwrap();
+    let callers: Vec<_> = (0..50)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.access_token().await })
+        })
+        .collect();
+    for caller in callers {
+        let token = caller.await.unwrap().expect("a token");
+        assert_eq!(token.expose_secret(), "shared-token");
+    }
+    // Fresh: the cache answers.
+    assert_eq!(
+        client.access_token().await.unwrap().expose_secret(),
+        "shared-token"
+    );
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert_eq!(count(&server, "POST", TOKEN_PATH).await, 1);
+    assert_eq!(requests.len(), 1, "nothing but the token request was made");
+}
+
+#[tokio::test]
+async fn access_token_is_the_static_token_or_the_token_endpoint_s_typed_refusal() {
+    let server = MockServer::start().await;
+    let token = builder(&server)
+        .bearer_token("  static-token\n")
+        .build()
+        .unwrap()
+        .access_token()
+        .await
+        .unwrap();
+    assert_eq!(token.expose_secret(), "static-token");
+    assert!(!format!("{token:?}").contains("static-token"));
+
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(token_error(401, "invalid_client", "bad secret"))
+        .mount(&server)
+        .await;
+    let error = oauth_builder(&server)
+        .build()
+        .unwrap()
+        .access_token()
+        .await
+        .unwrap_err();
+    match &error {
+        Error::Auth { source, .. } => assert_eq!(source.kind, AuthErrorKind::InvalidClient),
+        other => panic!("expected an auth error, got {other:?}"),
+    }
+    assert!(!rendered(&error).contains("client-secret-value"));
+
+    let error = builder(&server)
+        .build()
+        .unwrap()
+        .access_token()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Config(message) if message.contains("no credentials")),
+        "{error:?}"
+    );
+    assert!(
+        server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .all(|r| r.url.path() == TOKEN_PATH),
+        "no request went to the service"
+    );
 }

@@ -555,6 +555,78 @@ async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotati
     mock.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_calling_the_service()
+{
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let original = signed_in(&mock, &provider).await;
+    let store = Arc::new(CountingStore::default());
+    store.inner.save(&expired(original.clone())).unwrap();
+    // The service is elsewhere, and counts what reaches it: nothing should.
+    let api = wiremock::MockServer::start().await;
+    let client = Client::builder()
+        .base_url(api.uri())
+        .signed_in(store.clone(), provider)
+        .build()
+        .expect("client");
+
+    let callers: Vec<_> = (0..25)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.access_token().await })
+        })
+        .collect();
+    let mut tokens = Vec::new();
+    for caller in callers {
+        let token = caller.await.expect("task").expect("a token");
+        tokens.push(token.expose_secret().to_string());
+    }
+    assert!(
+        tokens.iter().all(|t| *t == tokens[0]),
+        "every caller has the one refreshed token"
+    );
+    assert_ne!(tokens[0], secret(&original.access_token), "refreshed");
+    assert_eq!(
+        store.saves.load(Ordering::SeqCst),
+        1,
+        "one refresh for 25 callers"
+    );
+    let kept = store.load().unwrap().expect("kept");
+    assert_eq!(
+        secret(&kept.access_token),
+        tokens[0],
+        "the new token is kept"
+    );
+    assert_ne!(
+        secret(&kept.refresh_token),
+        secret(&original.refresh_token),
+        "the rotated refresh token was saved"
+    );
+    // Fresh now: asking again refreshes nothing.
+    let again = client.access_token().await.expect("a token");
+    assert_eq!(again.expose_secret(), tokens[0]);
+    assert_eq!(store.saves.load(Ordering::SeqCst), 1);
+    assert!(
+        api.received_requests().await.unwrap_or_default().is_empty(),
+        "no request reached the service"
+    );
+
+    // The token is Lena's: the service accepts it on its own.
+    let session = Client::builder()
+        .base_url(mock.base_url())
+        .bearer_token(tokens[0].clone())
+        .build()
+        .expect("client")
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect("created with the token");
+    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    mock.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
     let mock = start_mock().await;
@@ -945,6 +1017,11 @@ async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
         .await
         .expect_err("still signed out");
     assert_eq!(auth_kind(&later), Some(AuthErrorKind::SignInRequired));
+    let asked = client
+        .access_token()
+        .await
+        .expect_err("no token for an ended sign-in");
+    assert_eq!(auth_kind(&asked), Some(AuthErrorKind::SignInRequired));
     let token_requests = crate::support::count(
         &server,
         "POST",
