@@ -75,7 +75,7 @@ impl IdentityProvider {
         IdentityProvider::with_timeout(issuer, client_id, DEFAULT_TIMEOUT)
     }
 
-    /// The identity provider of `environment` ([`Environment::identity_provider`]: the API
+    /// The identity provider of `environment` ([`crate::Environment::identity_provider`]: the API
     /// description's security scheme, or `CREDITDATA_ISSUER`...), for `client_id`.
     pub fn for_environment(
         environment: &crate::Environment,
