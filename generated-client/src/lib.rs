@@ -18,6 +18,8 @@
 //!   ([`operation::Operation::call`]);
 //! - [`limits`]: the request limits of the description the generated types cannot hold
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
+//! - [`rate_limit`]: [`ClientBuilder::rate_limit`], a limiter shared by a client's clones that
+//!   slows down on `429` and recovers;
 //! - [`paging`]: the session search as a `Stream`; [`download`]: files streamed to disk;
 //!   [`statement`]: TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -109,6 +111,7 @@ pub mod error;
 pub mod limits;
 pub mod operation;
 pub mod paging;
+pub mod rate_limit;
 pub mod retry;
 pub mod runtime;
 pub mod source_file;

@@ -11,6 +11,7 @@ mod errors;
 mod hostile_server;
 mod operations;
 mod paging;
+mod rate_limit;
 mod readme;
 mod request_limits;
 mod retries;
