@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use creditdata_client::rate_limit::{ParseRateLimitError, RateLimit};
 use creditdata_client::types::CustomerProgressStatusInput;
 use uuid::Uuid;
 
@@ -135,6 +136,9 @@ pub enum Command {
     Packages,
     /// Every operation of the service this tool knows, and the command that runs it (no network).
     Operations,
+    /// Export every session matching the filters to a directory: datasets, reports, statements,
+    /// attachments, images, source files, and a manifest with sizes and SHA-256. Resumable.
+    Export(ExportArgs),
 }
 
 /// `sessions ...`
@@ -240,6 +244,28 @@ pub struct ListArgs {
     /// Stop after this many sessions.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+}
+
+/// `export`: where, which sessions, how fast.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The directory to export to (created if missing, owner-only). A rerun into the same
+    /// directory resumes: files verified against the manifest are kept, the rest fetched.
+    #[arg(long = "out", short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// Which sessions: the filters of `sessions list`.
+    #[command(flatten)]
+    pub filters: ListArgs,
+    /// Requests in flight at once, across all sessions.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N")]
+    pub concurrency: u16,
+    /// Stay under this request rate, e.g. 50/s, 600/min (all requests of this export, retries
+    /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
+    #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]
+    pub rate_limit: Option<RateLimit>,
+    /// Also export the deprecated `categorizations` dataset.
+    #[arg(long)]
+    pub include_deprecated: bool,
 }
 
 /// `customerProgressStatus` values, as typed on the command line.
@@ -448,6 +474,10 @@ pub enum StatementCommand {
 fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim())
         .map_err(|e| format!("{e} (examples: 90s, 15m, 1h, 500ms)"))
+}
+
+fn parse_rate_limit(text: &str) -> Result<RateLimit, String> {
+    text.parse().map_err(|e: ParseRateLimitError| e.to_string())
 }
 
 fn parse_date(text: &str) -> Result<NaiveDate, String> {

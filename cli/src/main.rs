@@ -4,6 +4,7 @@
 mod cli;
 mod datasets;
 mod download;
+mod export;
 mod failure;
 mod operations;
 mod output;
@@ -34,7 +35,12 @@ fn main() -> ExitCode {
             return Failure::Local(format!("cannot start the async runtime: {error}")).report();
         }
     };
+    // `export` stops by itself on Ctrl-C, so that its manifests describe what is on disk.
+    let handles_interrupts = matches!(cli.command, Command::Export(_));
     let outcome = runtime.block_on(async {
+        if handles_interrupts {
+            return run(cli).await;
+        }
         tokio::select! {
             outcome = run(cli) => outcome,
             // Dropping the command's future removes a download's temporary file.
@@ -73,15 +79,21 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     if let Command::Operations = cli.command {
         return operations::run(out);
     }
+    // Export builds its own client (its rate limit is part of the client).
+    let command = match cli.command {
+        Command::Export(args) => return export::run(&cli.global, out, args).await,
+        command => command,
+    };
     let connection = settings::connect(&cli.global)?;
     let client = &connection.client;
-    let outcome = match cli.command {
+    let outcome = match command {
         Command::Sessions(command) => sessions::run(client, out, command).await,
         Command::Datasets(command) => datasets::run(client, out, command).await,
         Command::Download(command) => download::run(client, out, command).await,
         Command::Statement(command) => download::statement(client, out, command).await,
         Command::Packages => datasets::packages(client, out).await,
         Command::Operations => operations::run(out),
+        Command::Export(args) => export::run(&cli.global, out, args).await,
     };
     outcome.map_err(|failure| match failure {
         Failure::Client { error, .. } => Failure::Client {

@@ -115,8 +115,18 @@ pub fn builder(
 
 /// Builds the client from the options and the process environment.
 pub fn connect(global: &GlobalArgs) -> Result<Connection, Failure> {
+    connect_with(global, |builder| builder)
+}
+
+/// Like [`connect`], with a command's own settings (e.g. `export --rate-limit`) applied last, so
+/// that they win over the environment.
+pub fn connect_with(
+    global: &GlobalArgs,
+    command_settings: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Result<Connection, Failure> {
     let env = |name: &str| std::env::var(name).ok();
     let (builder, has_credentials) = builder(global, &env)?;
+    let builder = command_settings(builder);
     tracing::debug!(?builder, "client configuration");
     let client = builder.build().map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(Connection {
