@@ -20,6 +20,8 @@
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
 //! - [`rate_limit`]: [`ClientBuilder::rate_limit`], a limiter shared by a client's clones that
 //!   slows down on `429` and recovers;
+//! - [`session_datasets`]: every JSON dataset of a session at once, concurrently
+//!   ([`Client::session_datasets`]);
 //! - [`paging`]: the session search as a `Stream`; [`download`]: files streamed to disk;
 //!   [`statement`]: TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -114,6 +116,7 @@ pub mod paging;
 pub mod rate_limit;
 pub mod retry;
 pub mod runtime;
+pub mod session_datasets;
 pub mod source_file;
 pub mod statement;
 mod urls;

@@ -15,6 +15,7 @@ mod rate_limit;
 mod readme;
 mod request_limits;
 mod retries;
+mod session_datasets;
 mod source_file;
 mod statement;
 mod support;
