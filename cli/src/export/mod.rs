@@ -58,6 +58,8 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
         )));
     }
     store::create_private_dir_all(&root.join("sessions")).map_err(local)?;
+    let _lock = store::DirectoryLock::take(&root).map_err(Failure::Usage)?;
+    store::remove_leftovers(&root, false);
     let rate_limit = args.rate_limit;
     let connection = crate::settings::connect_with(global, |builder| match rate_limit {
         Some(limit) => builder.rate_limit(limit),
@@ -575,6 +577,7 @@ async fn export_session(context: &Context<'_>, session: Session) -> SessionRepor
         report.fatal = Some(local(error));
         return report;
     }
+    store::remove_leftovers(&dir, true);
     let record = match serde_json::to_vec_pretty(&session) {
         Ok(record) => record,
         Err(error) => {

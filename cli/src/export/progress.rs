@@ -43,7 +43,7 @@ impl Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(0).with_style(
                 ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} sessions  {msg}  {binary_bytes_per_sec}  eta {eta}",
+                    "{bar:30} {pos}/{len} sessions ({per_sec})  {msg}  eta {eta}",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
@@ -72,7 +72,6 @@ impl Progress {
 
     pub fn bytes(&self, received: u64) {
         self.state.borrow_mut().bytes_fetched += received;
-        // The bar's own position counts sessions; its rate is computed from the bytes here.
         self.refresh_message();
     }
 
@@ -118,12 +117,14 @@ impl Progress {
     fn refresh_message(&self) {
         if let Some(bar) = &self.bar {
             let counts = self.counts();
+            let seconds = self.started.elapsed().as_secs_f64().max(0.001);
             bar.set_message(format!(
-                "files {} fetched, {} kept, {} failed  {}",
+                "files {} fetched, {} kept, {} failed  {} ({}/s)",
                 counts.files_fetched,
                 counts.files_kept,
                 counts.files_failed,
-                indicatif::HumanBytes(counts.bytes_fetched)
+                indicatif::HumanBytes(counts.bytes_fetched),
+                indicatif::HumanBytes((counts.bytes_fetched as f64 / seconds) as u64)
             ));
         }
     }

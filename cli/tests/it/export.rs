@@ -203,9 +203,9 @@ async fn export_writes_every_file_and_a_rerun_keeps_verified_files_and_repairs_t
     ];
     let root = work.path().join("tree");
 
-    let first = creditdata(work.path(), &vars, &args).await;
-    assert_status(&first, 0);
-    let first = summary(&first);
+    let first_output = creditdata(work.path(), &vars, &args).await;
+    assert_status(&first_output, 0);
+    let first = summary(&first_output);
     assert_eq!(first["totals"]["sessions"], 2, "{first}");
     assert_eq!(first["totals"]["sessionsComplete"], 2, "{first}");
     assert_eq!(first["totals"]["filesFailed"], 0, "{first}");
@@ -272,9 +272,28 @@ async fn export_writes_every_file_and_a_rerun_keeps_verified_files_and_repairs_t
         }
     }
 
-    // A rerun fetches nothing: every file verifies against its manifest.
+    // Without a terminal, progress is JSON lines on stderr, ending with the totals.
+    let stderr = String::from_utf8_lossy(&first_output.stderr).into_owned();
+    let last: Value = serde_json::from_str(stderr.lines().last().expect("progress lines"))
+        .unwrap_or_else(|e| panic!("not a JSON progress line ({e}): {stderr}"));
+    assert_eq!(last["event"], "export-finished", "{stderr}");
+    assert_eq!(last["sessionsDone"], 2, "{stderr}");
+    assert_eq!(last["filesFetched"], fetched, "{stderr}");
+    assert!(
+        !stderr.contains("@example.com"),
+        "no personal data in progress: {stderr}"
+    );
+
+    // A rerun fetches nothing: every file verifies against its manifest. A temporary file left
+    // by a killed export is removed.
+    let leftover = root
+        .join("sessions")
+        .join(&ids[0])
+        .join("datasets/.creditdata-killed.part");
+    std::fs::write(&leftover, b"half").unwrap();
     let second = creditdata(work.path(), &vars, &args).await;
     assert_status(&second, 0);
+    assert!(!leftover.exists(), "the leftover temporary file is removed");
     let second = summary(&second);
     assert_eq!(second["totals"]["filesFetched"], 0, "{second}");
     assert_eq!(second["totals"]["filesKept"], fetched, "{second}");
@@ -535,4 +554,61 @@ async fn an_out_path_that_is_a_file_is_a_usage_error() {
     )
     .await;
     assert_status(&bad_rate, 2);
+}
+
+#[tokio::test]
+async fn one_export_at_a_time_per_directory() {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    completed_sessions(&mock, work.path(), 1).await;
+    let vars = vars(&mock, mock.base_url());
+    let root = work.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    let lock = root.join(".creditdata-export.lock");
+    // A running process (this test) holds the directory.
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    let refused = creditdata(work.path(), &vars, &["export", "--out", "tree"]).await;
+    assert_status(&refused, 2);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("another export"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!root.join("sessions").read_dir().unwrap().any(|_| true));
+    // A lock left by a process that is gone is taken over, and removed at the end.
+    std::fs::write(&lock, "4294967295\n").unwrap();
+    let taken = creditdata(
+        work.path(),
+        &vars,
+        &["export", "--out", "tree", "--output", "json"],
+    )
+    .await;
+    assert_status(&taken, 0);
+    assert!(!lock.exists());
+    verified_manifests(&root);
+}
+
+#[tokio::test]
+async fn failed_authentication_stops_the_export_with_status_3() {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    let mut vars = vars(&mock, mock.base_url());
+    vars.retain(|(name, _)| *name != "CREDITDATA_CLIENT_SECRET");
+    vars.push((
+        "CREDITDATA_CLIENT_SECRET",
+        "not-the-secret-5f2a".to_string(),
+    ));
+    let output = creditdata(
+        work.path(),
+        &vars,
+        &["export", "--out", "tree", "--output", "json"],
+    )
+    .await;
+    assert_status(&output, 3);
+    let everything = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!everything.contains("not-the-secret-5f2a"), "{everything}");
 }
