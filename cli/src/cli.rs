@@ -42,6 +42,25 @@ ENVIRONMENT (a command-line option wins over its variable):
   RUST_LOG                   tracing filter (overrides -v)
 Secrets are read only from the environment or from files, never from options.";
 
+/// What `export --help` says after the options.
+const EXPORT_AFTER_HELP: &str = "\
+A rerun into the same directory resumes: files that verify against their session's
+manifest.json (size and SHA-256) are kept, missing or altered ones fetched again.
+Progress goes to stderr (a bar on a terminal, JSON lines otherwise); the summary to stdout.
+
+EXIT STATUS:
+  0    every matching session is complete in the directory
+  1    some files could not be exported (named on stderr and in the sessions'
+       manifest.json; run again to fetch them), the search failed, or a local
+       file could not be written
+  2    usage: a bad option, --out is a file, another export is writing into it
+  3    authentication failed (the export stops)
+  130  interrupted (Ctrl-C): what is complete is recorded; run again to resume
+
+To split a very large export across machines, give each its own --from/--to range
+and its own --out, and each a share of the service's rate limit (--rate-limit):
+see cli/README.md, \"Export\".";
+
 /// `creditdata`: the consumer credit-data service from a shell.
 ///
 /// Every operation of the service: create and follow sessions, read their datasets, download
@@ -138,6 +157,7 @@ pub enum Command {
     Operations,
     /// Export every session matching the filters to a directory: datasets, reports, statements,
     /// attachments, images, source files, and a manifest with sizes and SHA-256. Resumable.
+    #[command(after_long_help = EXPORT_AFTER_HELP)]
     Export(ExportArgs),
 }
 
