@@ -28,6 +28,7 @@ mod store;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use clap::ValueEnum;
 use creditdata_client::download::{Download, DownloadExt};
 use creditdata_client::types::Session;
 use creditdata_client::{Client, ClientInfo, Error};
@@ -363,7 +364,10 @@ fn filters_json(filters: &ListArgs) -> Value {
         "country": filters.country,
         "from": filters.from,
         "to": filters.to,
-        "status": filters.status.map(|s| format!("{s:?}")),
+        "status": filters
+            .status
+            .and_then(|s| s.to_possible_value())
+            .map(|v| v.get_name().to_string()),
         "createdBy": filters.created_by,
         "unit": filters.unit,
         "limit": filters.limit,
@@ -806,10 +810,11 @@ async fn fetch(
         }
         Fetch::SourceFile(source_file) => {
             let decoded = client.source_file_bytes(session_id, *source_file).await?;
+            // The source file's `type` (`XML`, `JSON`...) names its format.
             let extension = decoded
                 .file_type
                 .as_deref()
-                .and_then(|kind| store::extension_of(Some(&format!("x.{kind}"))))
+                .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
                 .unwrap_or_default();
             let job = Job {
                 path: format!("{}{extension}", job.path),

@@ -41,7 +41,8 @@ impl Progress {
     /// A bar when stderr is a terminal, JSON lines otherwise.
     pub fn new() -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(0).with_style(
+            // No length until the search's first page says how many sessions match.
+            let bar = ProgressBar::no_length().with_style(
                 ProgressStyle::with_template(
                     "{bar:30} {pos}/{len} sessions ({per_sec})  {msg}  eta {eta}",
                 )
