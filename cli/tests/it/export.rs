@@ -612,3 +612,53 @@ async fn failed_authentication_stops_the_export_with_status_3() {
     );
     assert!(!everything.contains("not-the-secret-5f2a"), "{everything}");
 }
+
+#[tokio::test]
+async fn a_session_that_changed_since_the_last_run_is_exported_afresh() {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let vars = vars(&mock, mock.base_url());
+    let args = [
+        "export",
+        "--out",
+        "tree",
+        "--email",
+        "subject0@example.com",
+        "--output",
+        "json",
+    ];
+    let first = creditdata(work.path(), &vars, &args).await;
+    assert_status(&first, 0);
+    let fetched = summary(&first)["totals"]["filesFetched"].as_u64().unwrap();
+
+    // Another country's data is asked for (the customer is asked again): the session's record
+    // changes and its datasets may hold more.
+    let updated = creditdata(
+        work.path(),
+        &vars,
+        &["sessions", "update", &ids[0], "--query", "DEU:SCORE"],
+    )
+    .await;
+    assert_status(&updated, 0);
+    let second = creditdata(work.path(), &vars, &args).await;
+    assert_status(&second, 0);
+    let second = summary(&second);
+    assert_eq!(second["totals"]["filesKept"], 0, "{second}");
+    assert!(
+        second["totals"]["filesFetched"].as_u64().unwrap() >= fetched,
+        "{second}"
+    );
+    let manifests = verified_manifests(&work.path().join("tree"));
+    let record = std::fs::read(
+        work.path()
+            .join("tree/sessions")
+            .join(&ids[0])
+            .join(file_of(&manifests[&ids[0]], "session")),
+    )
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&record).contains("DEU"),
+        "the new record is exported"
+    );
+}
