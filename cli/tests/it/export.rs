@@ -331,6 +331,8 @@ async fn export_writes_every_file_and_a_rerun_keeps_verified_files_and_repairs_t
     assert_no_partial_file(&root);
 }
 
+// SIGINT is sent with `kill`, as a shell's Ctrl-C sends it.
+#[cfg(unix)]
 #[tokio::test]
 async fn ctrl_c_leaves_no_partial_file_and_a_rerun_completes() {
     // Slow enough that the export is still running when it is interrupted.
