@@ -132,6 +132,31 @@ async fn callers_are_admitted_in_the_order_they_asked() {
     assert_eq!(*order.lock().unwrap(), [0, 1, 2, 4, 5, 6, 7]);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_caller_that_asks_during_a_pause_does_not_pass_one_already_waiting() {
+    let limiter = RateLimiter::new(RateLimit::per_second(10).burst(1));
+    let refused = limiter.acquire().await;
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let waiting = |name: &'static str| {
+        let limiter = limiter.clone();
+        let order = order.clone();
+        tokio::spawn(async move {
+            limiter.acquire().await;
+            order.lock().unwrap().push(name);
+        })
+    };
+    // The first waits for the next slot, 100 ms on; then a 429 pushes every slot back.
+    let first = waiting("first");
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    limiter.throttled(refused, Some(Duration::from_secs(1)));
+    // The second asks during the pause, before the first has woken to see it.
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    let second = waiting("second");
+    first.await.unwrap();
+    second.await.unwrap();
+    assert_eq!(*order.lock().unwrap(), ["first", "second"]);
+}
+
 #[tokio::test]
 async fn every_attempt_of_every_call_is_admitted_and_clones_share_the_limiter() {
     let server = MockServer::start().await;
