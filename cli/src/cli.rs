@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use creditdata_client::rate_limit::{ParseRateLimitError, RateLimit};
 use creditdata_client::types::CustomerProgressStatusInput;
 use uuid::Uuid;
 
@@ -53,6 +54,25 @@ Secrets are read only from the environment or from files, never from options.
 SIGNING IN: `creditdata login` signs you in as yourself; every command then acts in
 your name (without client credentials or a token configured). Settings come from the
 option, else the variable, else the profile (config.toml), else the default.";
+
+/// What `export --help` says after the options.
+const EXPORT_AFTER_HELP: &str = "\
+A rerun into the same directory resumes: files that verify against their session's
+manifest.json (size and SHA-256) are kept, missing or altered ones fetched again.
+Progress goes to stderr (a bar on a terminal, JSON lines otherwise); the summary to stdout.
+
+EXIT STATUS:
+  0    every matching session is complete in the directory
+  1    some files could not be exported (named on stderr and in the sessions'
+       manifest.json; run again to fetch them), the search failed, or a local
+       file could not be written
+  2    usage: a bad option, --out is a file, another export is writing into it
+  3    authentication failed (the export stops)
+  130  interrupted (Ctrl-C): what is complete is recorded; run again to resume
+
+To split a very large export across machines, give each its own --from/--to range
+and its own --out, and each a share of the service's rate limit (--rate-limit):
+see cli/README.md, \"Export\".";
 
 /// `creditdata`: the consumer credit-data service from a shell.
 ///
@@ -153,6 +173,10 @@ pub enum Command {
     /// The profile's sign-in: who, until when, and an access token for scripts.
     #[command(subcommand)]
     Auth(AuthCommand),
+    /// Export every session matching the filters to a directory: datasets, reports, statements,
+    /// attachments, images, source files, and a manifest with sizes and SHA-256. Resumable.
+    #[command(after_long_help = EXPORT_AFTER_HELP)]
+    Export(ExportArgs),
 }
 
 /// The commands that call the service, with the credentials configured or the profile's
@@ -306,6 +330,28 @@ pub struct ListArgs {
     /// Stop after this many sessions.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+}
+
+/// `export`: where, which sessions, how fast.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The directory to export to (created if missing, owner-only). A rerun into the same
+    /// directory resumes: files verified against the manifest are kept, the rest fetched.
+    #[arg(long = "out", short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// Which sessions: the filters of `sessions list`.
+    #[command(flatten)]
+    pub filters: ListArgs,
+    /// Requests in flight at once, across all sessions.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N")]
+    pub concurrency: u16,
+    /// Stay under this request rate, e.g. 50/s, 600/min (all requests of this export, retries
+    /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
+    #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]
+    pub rate_limit: Option<RateLimit>,
+    /// Also export the deprecated `categorizations` dataset.
+    #[arg(long)]
+    pub include_deprecated: bool,
 }
 
 /// `customerProgressStatus` values, as typed on the command line.
@@ -514,6 +560,10 @@ pub enum StatementCommand {
 fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim())
         .map_err(|e| format!("{e} (examples: 90s, 15m, 1h, 500ms)"))
+}
+
+fn parse_rate_limit(text: &str) -> Result<RateLimit, String> {
+    text.parse().map_err(|e: ParseRateLimitError| e.to_string())
 }
 
 fn parse_date(text: &str) -> Result<NaiveDate, String> {

@@ -90,28 +90,7 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
         DatasetsCommand::All {
             id,
             include_deprecated,
-        } => {
-            let mut all = Map::new();
-            for name in ALL_DATASETS {
-                if name.deprecated() && !include_deprecated {
-                    continue;
-                }
-                tracing::info!(dataset = %name.name(), "reading");
-                all.insert(name.name(), fetch(client, id, name).await?);
-            }
-            if out.is_json() {
-                return out.document(&all);
-            }
-            let mut text = String::new();
-            for (name, value) in &all {
-                if !text.is_empty() {
-                    text.push('\n');
-                }
-                text.push_str(&format!("== {name}\n"));
-                text.push_str(&crate::table::view(value));
-            }
-            out.text(&text)
-        }
+        } => all(client, out, id, include_deprecated).await,
         DatasetsCommand::Images {
             id,
             verification_id,
@@ -133,6 +112,74 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
                 .await?;
             out.value(&to_value(&value)?)
         }
+    }
+}
+
+/// `datasets all`: every JSON dataset at once ([`Client::session_datasets`]), in the order of
+/// [`ALL_DATASETS`]. A dataset that failed is reported on stderr and leaves the others shown;
+/// when every one failed (an unknown session, a refused token) the first error is the command's
+/// error, with its exit status.
+async fn all(
+    client: &Client,
+    out: Output,
+    id: Uuid,
+    include_deprecated: bool,
+) -> Result<(), Failure> {
+    if include_deprecated {
+        for name in ALL_DATASETS {
+            warn_deprecated(name);
+        }
+    }
+    let read = client
+        .session_datasets(id)
+        .include_deprecated(include_deprecated)
+        .await;
+    let mut by_name: std::collections::HashMap<&str, Result<Value, creditdata_client::Error>> =
+        read.to_json()
+            .into_iter()
+            .map(|(dataset, result)| (dataset.name(), result))
+            .collect();
+    let mut all = Map::new();
+    let mut failed = Vec::new();
+    for name in ALL_DATASETS {
+        let typed = name.name();
+        match by_name.remove(typed.as_str()) {
+            Some(Ok(value)) => {
+                all.insert(typed, value);
+            }
+            Some(Err(error)) => failed.push((typed, error)),
+            None => {}
+        }
+    }
+    if all.is_empty()
+        && let Some((_, error)) = failed.first()
+    {
+        return Err(error.clone().into());
+    }
+    for (name, error) in &failed {
+        let message = Failure::from(error.clone()).message().unwrap_or_default();
+        crate::terminal::note(&format!("warning: {name}: {message}"));
+    }
+    if out.is_json() {
+        out.document(&all)?;
+    } else {
+        let mut text = String::new();
+        for (name, value) in &all {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("== {name}\n"));
+            text.push_str(&crate::table::view(value));
+        }
+        out.text(&text)?;
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Partial(format!(
+            "{} of the session's datasets could not be read (see the warnings above)",
+            failed.len()
+        )))
     }
 }
 

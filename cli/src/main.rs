@@ -4,6 +4,7 @@
 mod cli;
 mod datasets;
 mod download;
+mod export;
 mod failure;
 mod operations;
 mod output;
@@ -37,7 +38,12 @@ fn main() -> ExitCode {
             return Failure::Local(format!("cannot start the async runtime: {error}")).report();
         }
     };
+    // `export` stops by itself on Ctrl-C, so that its manifests describe what is on disk.
+    let handles_interrupts = matches!(cli.command, Command::Export(_));
     let outcome = runtime.block_on(async {
+        if handles_interrupts {
+            return run(cli).await;
+        }
         tokio::select! {
             outcome = run(cli) => outcome,
             // Dropping the command's future removes a download's temporary file.
@@ -78,6 +84,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     let command = match cli.command {
         Command::Service(command) => command,
         Command::Operations => return operations::run(out),
+        // Export builds its own client (its rate limit is part of the client).
+        Command::Export(args) => return export::run(global, out, args).await,
         Command::Login(args) => {
             let context = settings::Context::read(global, &env)?;
             return sign_in::login(global, &env, &context, &args).await;

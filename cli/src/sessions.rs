@@ -97,18 +97,16 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
     }
 }
 
-/// Widths of the session list's columns: id, created, e-mail, status, query.
-const LIST_WIDTHS: [usize; 5] = [36, 16, 32, 21, 0];
-
-async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failure> {
+/// The session search that `sessions list`'s filters describe (also `export`'s).
+pub fn session_filter(args: &ListArgs) -> SessionFilter {
     let mut filter = SessionFilter::new();
-    if let Some(v) = args.email {
-        filter = filter.subject_email(v);
+    if let Some(v) = &args.email {
+        filter = filter.subject_email(v.as_str());
     }
-    if let Some(v) = args.name {
-        filter = filter.subject_full_name(v);
+    if let Some(v) = &args.name {
+        filter = filter.subject_full_name(v.as_str());
     }
-    if let Some(v) = args.country {
+    if let Some(v) = &args.country {
         filter = filter.country_code(v.trim().to_ascii_uppercase());
     }
     if let Some(v) = args.from {
@@ -120,12 +118,20 @@ async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failur
     if let Some(v) = args.status {
         filter = filter.status(v.into());
     }
-    if let Some(v) = args.created_by {
-        filter = filter.created_by_name(v);
+    if let Some(v) = &args.created_by {
+        filter = filter.created_by_name(v.as_str());
     }
-    if let Some(v) = args.unit {
-        filter = filter.organizational_unit_name(v);
+    if let Some(v) = &args.unit {
+        filter = filter.organizational_unit_name(v.as_str());
     }
+    filter
+}
+
+/// Widths of the session list's columns: id, created, e-mail, status, query.
+const LIST_WIDTHS: [usize; 5] = [36, 16, 32, 21, 0];
+
+async fn list(client: &Client, out: Output, args: ListArgs) -> Result<(), Failure> {
+    let mut filter = session_filter(&args);
     let mut page_size = args.page_size.unwrap_or(filter.get_page_size());
     if let Some(limit) = args.limit {
         if limit == 0 {

@@ -313,6 +313,15 @@ impl Context {
 /// Builds the client from the options, the process environment and the profile: client
 /// credentials or a token when configured, else the profile's sign-in when there is one.
 pub fn connect(global: &GlobalArgs) -> Result<Connection, Failure> {
+    connect_with(global, |builder| builder)
+}
+
+/// Like [`connect`], with a command's own settings (e.g. `export --rate-limit`) applied last, so
+/// that they win over the environment.
+pub fn connect_with(
+    global: &GlobalArgs,
+    command_settings: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Result<Connection, Failure> {
     let env = |name: &str| std::env::var(name).ok();
     let context = Context::read(global, &env)?;
     context.require_profile()?;
@@ -323,6 +332,7 @@ pub fn connect(global: &GlobalArgs) -> Result<Connection, Failure> {
         builder = builder.credentials(signed_in);
         has_credentials = true;
     }
+    let builder = command_settings(builder);
     tracing::debug!(?builder, "client configuration");
     let client = builder.build().map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(Connection {

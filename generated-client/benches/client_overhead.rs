@@ -256,8 +256,32 @@ fn paired_ratios(setup: &Setup) {
     }
 }
 
+/// Instruction counts: `OVERHEAD_INSTRUCTIONS=generated|handwritten OVERHEAD_CALLS=N` makes `N`
+/// sequential calls of one side and exits, for `valgrind --tool=callgrind
+/// --separate-threads=yes` (the calls run on the main thread, the server on its own). Two runs
+/// with different `N` give the instructions per call without the setup (BENCHMARKS.md).
+fn instructions_only(side: &str, setup: &Setup) {
+    let calls: usize = std::env::var("OVERHEAD_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    setup.runtime.block_on(async {
+        for _ in 0..calls {
+            match side {
+                "generated" => black_box(setup.generated_calls(1).await),
+                "handwritten" => black_box(setup.hand_written_calls(1).await),
+                other => panic!("OVERHEAD_INSTRUCTIONS={other:?}: generated or handwritten"),
+            };
+        }
+    });
+}
+
 fn main() {
     let setup = Setup::new();
+    if let Ok(side) = std::env::var("OVERHEAD_INSTRUCTIONS") {
+        instructions_only(&side, &setup);
+        return;
+    }
     let mut criterion = Criterion::default()
         .warm_up_time(Duration::from_secs(2))
         .measurement_time(Duration::from_secs(5))

@@ -15,6 +15,7 @@
 //! | `CREDITDATA_COUNTRY` | ISO 3166-1 alpha-3 country of the search (default `GBR`) |
 //! | `CREDITDATA_PACKAGES` | comma-separated data packages (default all four) |
 //! | `CREDITDATA_OUT_DIR` | where the PDF report goes (default the current directory) |
+//! | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, e.g. `20/s` (default none) |
 //!
 //! (every variable of [`ClientBuilder::from_env`] applies). Prints one JSON object per step on
 //! stdout (`{"step": ..., ...}`); on any failure prints the error and its causes on stderr and exits
@@ -111,7 +112,7 @@ async fn run() -> Result<(), Failure> {
         "contains_new_session": found,
     }));
 
-    // 4. Every JSON dataset of the new session.
+    // 4. Every JSON dataset of the new session, concurrently.
     read_datasets(&client, id).await?;
 
     // 5. The PDF report, written atomically.
@@ -137,40 +138,34 @@ async fn run() -> Result<(), Failure> {
     Ok(())
 }
 
-/// Reads one dataset and prints a summary of it: for each top-level member, the number of
-/// items of an array, or the kind of value.
-macro_rules! datasets {
-    ($client:expr, $id:expr, $($name:literal => $method:ident),+ $(,)?) => {
-        $(
-            let value = $client.$method().session_id($id).call().await?;
-            step(json!({
-                "step": "dataset",
-                "dataset": $name,
-                "summary": summarize(&serde_json::to_value(&value)?),
-            }));
-        )+
-    };
-}
-
+/// Reads every JSON dataset of the session at once (about one round trip instead of one per
+/// dataset) and prints one line per dataset: for each top-level member, the number of items of
+/// an array or the kind of value; or the dataset's error. One failed dataset does not hide the
+/// others; the example still ends with the first error.
 async fn read_datasets(client: &Client, id: Uuid) -> Result<(), Failure> {
-    datasets!(client, id,
-        "account-statements" => get_account_statements,
-        "attachments" => get_attachments,
-        "categorizations-summary" => get_categorizations_summary,
-        "categorizations" => get_categorizations,
-        "court-and-insolvencies" => get_court_and_insolvencies,
-        "identity-verifications" => get_identity_verifications,
-        "immovables" => get_immovables,
-        "legal-entities" => get_legal_entities,
-        "metrics" => get_metrics,
-        "negative-tradelines" => get_negative_tradelines,
-        "person-details" => get_person_details,
-        "positive-tradelines" => get_positive_tradelines,
-        "registry-incomes" => get_registry_incomes,
-        "scores" => get_scores,
-        "source-files" => get_source_files,
-    );
-    Ok(())
+    let datasets = client.session_datasets(id).await;
+    let mut first_failure = None;
+    for (dataset, result) in datasets.to_json() {
+        match result {
+            Ok(value) => step(json!({
+                "step": "dataset",
+                "dataset": dataset.name(),
+                "summary": summarize(&value),
+            })),
+            Err(error) => {
+                step(json!({
+                    "step": "dataset",
+                    "dataset": dataset.name(),
+                    "error": error.to_string(),
+                }));
+                first_failure.get_or_insert(error);
+            }
+        }
+    }
+    match first_failure {
+        Some(error) => Err(error.into()),
+        None => Ok(()),
+    }
 }
 
 fn summarize(value: &Value) -> Value {

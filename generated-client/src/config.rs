@@ -24,6 +24,7 @@ use std::time::Duration;
 use crate::Client;
 use crate::auth::{Authenticator, ClientAuthStyle, Credentials, TokenEndpoint};
 use crate::error::Error;
+use crate::rate_limit::{RateLimit, RateLimiter};
 use crate::retry::RetryPolicy;
 use crate::runtime::ClientState;
 use crate::urls::{validate_identity_provider_url, validate_url};
@@ -281,6 +282,7 @@ pub struct ClientBuilder {
     http_client: Option<reqwest::Client>,
     identity_provider_http: Option<IdentityHttpSettings>,
     max_response_body: u64,
+    rate_limiter: Option<RateLimiter>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -297,6 +299,10 @@ impl fmt::Debug for ClientBuilder {
             .field("read_timeout", &self.read_timeout)
             .field("retry", &self.retry)
             .field("max_response_body", &self.max_response_body)
+            .field(
+                "rate_limit",
+                &self.rate_limiter.as_ref().map(RateLimiter::limit),
+            )
             .field("http_client", &self.http_client.is_some())
             .field(
                 "identity_provider_http",
@@ -322,6 +328,7 @@ impl Default for ClientBuilder {
             http_client: None,
             identity_provider_http: None,
             max_response_body: DEFAULT_MAX_RESPONSE_BODY,
+            rate_limiter: None,
         }
     }
 }
@@ -347,6 +354,7 @@ impl ClientBuilder {
     /// | `CREDITDATA_CLIENT_ID`, `CREDITDATA_CLIENT_SECRET` | client credentials |
     /// | `CREDITDATA_CLIENT_AUTH` | `body` (default) or `basic`: how the client authenticates to the token endpoint |
     /// | `CREDITDATA_SCOPES` | scopes to request, separated by spaces or commas |
+    /// | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, `N/s`, `N/min` or `N/h` (see [`rate_limit`](Self::rate_limit)) |
     ///
     /// A static token wins over client credentials. A client id without a secret (or the
     /// reverse) is an error, as is a token URL without both. Empty variables count as unset.
@@ -404,6 +412,12 @@ impl ClientBuilder {
                     )));
                 }
             });
+        }
+        if let Some(limit) = var("CREDITDATA_RATE_LIMIT") {
+            let limit: RateLimit = limit
+                .parse()
+                .map_err(|e| Error::Config(format!("CREDITDATA_RATE_LIMIT: {e}")))?;
+            builder = builder.rate_limit(limit);
         }
         if let Some(scopes) = var("CREDITDATA_SCOPES") {
             builder.scopes = Some(
@@ -564,6 +578,33 @@ impl ClientBuilder {
         self
     }
 
+    /// Paces the client's requests to the service: every attempt of every call (retries, the
+    /// retry after a 401 and downloads included) waits for its turn, in the order the calls
+    /// asked; the client's clones share the budget; a `429` answer holds every clone back for
+    /// its `Retry-After` and lowers the rate, which then recovers. Default: no limit. See
+    /// [`rate_limit`](crate::rate_limit).
+    ///
+    /// ```
+    /// use creditdata_client::{Client, rate_limit::RateLimit};
+    /// let client = Client::builder()
+    ///     .rate_limit(RateLimit::per_second(20).burst(5))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(client.rate_limiter().unwrap().limit().requests(), 20);
+    /// ```
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limiter = Some(RateLimiter::new(limit));
+        self
+    }
+
+    /// Shares `limiter` with other clients (built with other credentials or settings): all of
+    /// them together keep its pace. Each builder call of [`rate_limit`](Self::rate_limit)
+    /// makes a new limiter; clones of one client share theirs without this.
+    pub fn rate_limiter(mut self, limiter: RateLimiter) -> Self {
+        self.rate_limiter = Some(limiter);
+        self
+    }
+
     /// Builds the client. Fails with [`Error::Config`] on an unusable base URL, token URL or
     /// issuer (see [`Credentials`]), a retry policy of zero attempts, a body limit of zero, a
     /// static token a header cannot carry, or an HTTP client setting `reqwest` refuses. Makes no
@@ -648,7 +689,8 @@ impl ClientBuilder {
             self.request_timeout,
             self.max_response_body,
             origin,
-        );
+        )
+        .with_rate_limiter(self.rate_limiter);
         Ok(Client::new_with_client(&base_url, http, state))
     }
 }

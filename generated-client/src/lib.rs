@@ -21,6 +21,10 @@
 //!   ([`operation::Operation::call`]);
 //! - [`limits`]: the request limits of the description the generated types cannot hold
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
+//! - [`rate_limit`]: [`ClientBuilder::rate_limit`], a limiter shared by a client's clones that
+//!   slows down on `429` and recovers;
+//! - [`session_datasets`]: every JSON dataset of a session at once, concurrently
+//!   ([`Client::session_datasets`]);
 //! - [`paging`]: the session search as a `Stream`; [`download`]: files streamed to disk;
 //!   [`statement`]: TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -125,8 +129,10 @@ mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;
+pub mod rate_limit;
 pub mod retry;
 pub mod runtime;
+pub mod session_datasets;
 #[cfg(feature = "sign-in")]
 pub mod sign_in;
 pub mod source_file;

@@ -69,6 +69,7 @@ use crate::auth::{AccessToken, Authenticator};
 use crate::body_limits::{DEFAULT_MAX_RESPONSE_BODY, limit_body};
 use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
+use crate::rate_limit::{Admission, RateLimiter};
 use crate::retry::{self, RetryPolicy, Retryable};
 use crate::urls::{redact_url, same_origin, shown_location};
 
@@ -90,6 +91,8 @@ pub(crate) struct StateInner {
     pub(crate) max_response_body: u64,
     /// The service's base URL, whose origin every answer must come from (`None`: not checked).
     pub(crate) origin: Option<reqwest::Url>,
+    /// Paces every attempt, shared by the client's clones ([`crate::rate_limit`]).
+    pub(crate) rate_limiter: Option<RateLimiter>,
 }
 
 impl fmt::Debug for ClientState {
@@ -99,6 +102,7 @@ impl fmt::Debug for ClientState {
             .field("retry", &self.inner.retry)
             .field("request_timeout", &self.inner.request_timeout)
             .field("max_response_body", &self.inner.max_response_body)
+            .field("rate_limiter", &self.inner.rate_limiter)
             .finish()
     }
 }
@@ -118,8 +122,23 @@ impl ClientState {
                 request_timeout,
                 max_response_body,
                 origin,
+                rate_limiter: None,
             }),
         }
+    }
+
+    /// The same state with `limiter` pacing every attempt. Only for a state no clone has seen
+    /// yet (the builder's): a shared one is left as it is.
+    pub(crate) fn with_rate_limiter(mut self, limiter: Option<RateLimiter>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.rate_limiter = limiter;
+        }
+        self
+    }
+
+    /// The rate limiter every attempt waits for, when one is configured.
+    pub fn rate_limiter(&self) -> Option<&RateLimiter> {
+        self.inner.rate_limiter.as_ref()
     }
 
     /// The retry policy calls follow.
@@ -197,7 +216,7 @@ impl ClientHooks<ClientState> for Client {
             return Ok(carrier(error));
         }
         let outcome = self
-            .execute_with_policy(request, meta, operation, started, &mut record)
+            .execute_with_policy(request, meta, operation, &mut record)
             .instrument(span.clone())
             .await;
         // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -268,7 +287,6 @@ impl Client {
         request: reqwest::Request,
         meta: &'static OperationMeta,
         operation: &'static str,
-        started: Instant,
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
         let policy = &self.inner().inner.retry;
@@ -283,10 +301,20 @@ impl Client {
         let may_repeat =
             policy.max_attempts > 1 || state.auth.as_ref().is_some_and(Authenticator::can_refresh);
         let mut original = Some(request);
+        let mut first_attempt: Option<Instant> = None;
         loop {
             attempts += 1;
             counted += 1;
             record.attempts = attempts;
+            // Before the token: a long wait for the budget must not outlast the token.
+            let admission = match &state.rate_limiter {
+                // Boxed: the common path (no limiter) keeps a small future.
+                Some(limiter) => Some(Box::pin(limiter.acquire()).await),
+                None => None,
+            };
+            // The retry policy's `max_elapsed` counts from the first admission: time spent
+            // waiting for the rate limiter's budget is not the service being slow.
+            let retry_clock = *first_attempt.get_or_insert_with(Instant::now);
             let token_to_replace = refused.take();
             // The token goes into the kept request before it is copied: the copy's headers then
             // need no room to grow.
@@ -314,7 +342,7 @@ impl Client {
                                 operation: Some(operation),
                                 source,
                             };
-                            match wait_before_retry(policy, counted, started, error, verdict) {
+                            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
                                 Ok(delay) => {
                                     Box::pin(tokio::time::sleep(delay)).await;
                                     continue;
@@ -345,10 +373,13 @@ impl Client {
                     .insert(AUTHORIZATION, token.header().clone());
             }
 
-            let (error, verdict) = match self
+            let outcome = self
                 .attempt(this_try, meta, operation, attempts, token, record)
-                .await
-            {
+                .await;
+            if let Some(admission) = admission {
+                report_throttling(state.rate_limiter.as_ref(), admission, &outcome);
+            }
+            let (error, verdict) = match outcome {
                 Attempt::Done(response) => return Ok(response),
                 Attempt::Refused(token, error) => {
                     if !refreshed_after_401 && can_repeat {
@@ -368,11 +399,20 @@ impl Client {
             if !can_repeat {
                 return Err(error);
             }
-            match wait_before_retry(policy, counted, started, error, verdict) {
+            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
                 Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
                 Err(error) => return Err(error),
             }
         }
+    }
+}
+
+/// Tells the rate limiter about a 429, so that every clone holds back and the rate drops.
+fn report_throttling(limiter: Option<&RateLimiter>, admission: Admission, outcome: &Attempt) {
+    if let (Some(limiter), Attempt::Failed(Error::Api(api), _)) = (limiter, outcome)
+        && api.status == reqwest::StatusCode::TOO_MANY_REQUESTS
+    {
+        limiter.throttled(admission, api.retry_after());
     }
 }
 

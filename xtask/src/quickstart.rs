@@ -21,6 +21,25 @@ const REQUIRED_STEPS: &[&str] = &[
     "download_pdf_report",
 ];
 
+/// The JSON datasets the quickstart must summarize (all but the deprecated `categorizations`),
+/// each on its own `dataset` line, read with `Client::session_datasets`.
+const REQUIRED_DATASETS: &[&str] = &[
+    "person-details",
+    "scores",
+    "negative-tradelines",
+    "positive-tradelines",
+    "legal-entities",
+    "registry-incomes",
+    "court-and-insolvencies",
+    "immovables",
+    "metrics",
+    "account-statements",
+    "attachments",
+    "categorizations-summary",
+    "identity-verifications",
+    "source-files",
+];
+
 pub fn run() -> anyhow::Result<()> {
     let root = workspace_root();
     let binary = build_mock(&root)?;
@@ -62,6 +81,7 @@ pub fn run() -> anyhow::Result<()> {
         bail!("the quickstart failed ({}):\n{stderr}", output.status);
     }
     let mut seen = BTreeSet::new();
+    let mut summarized = BTreeSet::new();
     for (number, line) in stdout.lines().enumerate() {
         let value: serde_json::Value = serde_json::from_str(line).with_context(|| {
             format!("quickstart stdout line {} is not JSON: {line}", number + 1)
@@ -73,6 +93,12 @@ pub fn run() -> anyhow::Result<()> {
             );
         };
         seen.insert(step.to_string());
+        if step == "dataset"
+            && let Some(name) = value.get("dataset").and_then(serde_json::Value::as_str)
+            && value.get("summary").is_some()
+        {
+            summarized.insert(name.to_string());
+        }
     }
     let missing: Vec<&str> = REQUIRED_STEPS
         .iter()
@@ -81,6 +107,14 @@ pub fn run() -> anyhow::Result<()> {
         .collect();
     if !missing.is_empty() {
         bail!("the quickstart did not report the step(s) {missing:?}; it printed:\n{stdout}");
+    }
+    let unread: Vec<&str> = REQUIRED_DATASETS
+        .iter()
+        .copied()
+        .filter(|d| !summarized.contains(*d))
+        .collect();
+    if !unread.is_empty() {
+        bail!("the quickstart did not summarize the dataset(s) {unread:?}; it printed:\n{stdout}");
     }
     let pdfs: Vec<_> = std::fs::read_dir(out_dir.path())?
         .filter_map(Result::ok)

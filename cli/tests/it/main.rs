@@ -4,5 +4,6 @@
 mod browser;
 mod cli;
 mod common;
+mod export;
 mod sign_in;
 mod trust;

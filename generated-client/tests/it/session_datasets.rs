@@ -1,0 +1,236 @@
+//! `Client::session_datasets`: every JSON dataset of a session, concurrently, with bounded
+//! concurrency, each with its own result.
+//!
+//! The server here counts the requests in flight and holds each one until as many as the
+//! client may send at once have arrived (or every expected request has): a client that sends
+//! fewer at once never gets an answer (the test fails on its time guard), one that sends more
+//! is seen doing so. No assertion depends on how long anything takes.
+
+use std::future::IntoFuture;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use creditdata_client::session_datasets::{DEFAULT_CONCURRENCY, Dataset};
+use creditdata_client::{Client, Error};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+use crate::support::session_id;
+
+/// What the server saw.
+#[derive(Debug, Default, Clone)]
+struct Seen {
+    in_flight: usize,
+    most_in_flight: usize,
+    received: usize,
+    paths: Vec<String>,
+}
+
+struct HoldingServer {
+    url: String,
+    seen: Arc<Mutex<Seen>>,
+}
+
+/// Serves the datasets, holding each request until `hold_until` are in flight or `expected`
+/// have arrived; `failing` (a dataset name) answers 503.
+async fn holding_server(
+    hold_until: usize,
+    expected: usize,
+    failing: Option<&'static str>,
+) -> HoldingServer {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let (changed, _) = watch::channel(());
+    let changed = Arc::new(changed);
+    let server_seen = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let seen = server_seen.clone();
+            let changed = changed.clone();
+            tokio::spawn(answer(stream, seen, changed, hold_until, expected, failing));
+        }
+    });
+    HoldingServer { url, seen }
+}
+
+async fn answer(
+    mut stream: TcpStream,
+    seen: Arc<Mutex<Seen>>,
+    changed: Arc<watch::Sender<()>>,
+    hold_until: usize,
+    expected: usize,
+    failing: Option<&'static str>,
+) {
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let path = head
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let mut released = changed.subscribe();
+    changed.send_modify(|()| {
+        let mut seen = seen.lock().unwrap();
+        seen.in_flight += 1;
+        seen.received += 1;
+        seen.most_in_flight = seen.most_in_flight.max(seen.in_flight);
+        seen.paths.push(path.clone());
+    });
+    released
+        .wait_for(|()| {
+            let seen = seen.lock().unwrap();
+            seen.in_flight >= hold_until || seen.received >= expected
+        })
+        .await
+        .unwrap();
+    // Held a little longer, so that a client allowed one more request at once has sent it by
+    // now and is seen doing so. (This only gives a wrong client time to show itself: a client
+    // within its bound passes however long the hold.)
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Counted out before the answer leaves: the client cannot start another request on it
+    // before this one stops counting.
+    changed.send_modify(|()| seen.lock().unwrap().in_flight -= 1);
+
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let (status, body) = if Some(name) == failing {
+        ("503 Service Unavailable", String::new())
+    } else if name == "source-files" {
+        ("200 OK", "[]".to_string())
+    } else {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(format!("get_{}.json", name.replace('-', "_")));
+        match std::fs::read_to_string(&file) {
+            Ok(body) => ("200 OK", body),
+            Err(_) => ("404 Not Found", String::new()),
+        }
+    };
+    let response = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+fn client(server: &HoldingServer) -> Client {
+    Client::builder()
+        .base_url(&server.url)
+        .no_retries()
+        .build()
+        .unwrap()
+}
+
+/// A guard against a client that never reaches the server's hold (it would wait forever).
+async fn within_a_minute<T>(future: impl IntoFuture<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(60), future)
+        .await
+        .expect("the client never had as many requests in flight as it may")
+}
+
+#[tokio::test]
+async fn reads_every_dataset_with_at_most_the_given_concurrency() {
+    let wanted = Dataset::ALL.iter().filter(|d| !d.deprecated()).count();
+    let server = holding_server(4, wanted, None).await;
+    let client = client(&server);
+
+    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(4)).await;
+
+    let seen = server.seen.lock().unwrap().clone();
+    assert_eq!(seen.most_in_flight, 4, "four at once, never more: {seen:?}");
+    assert_eq!(seen.received, wanted, "one request per dataset");
+    assert!(datasets.all_succeeded(), "{:?}", datasets.failures());
+    assert!(
+        datasets.categorizations.is_none(),
+        "the deprecated dataset is read only when asked for"
+    );
+    assert!(!seen.paths.iter().any(|p| p.ends_with("/categorizations")));
+    let scores = datasets.scores.as_ref().unwrap();
+    assert!(scores.scores.as_ref().is_some_and(|s| !s.is_empty()));
+    assert_eq!(datasets.session_id, session_id());
+}
+
+#[tokio::test]
+async fn by_default_a_session_is_one_round_trip() {
+    let every = Dataset::ALL.len();
+    assert!(DEFAULT_CONCURRENCY >= every);
+    let server = holding_server(every, every, None).await;
+    let client = client(&server);
+
+    let datasets = within_a_minute(
+        client
+            .session_datasets(session_id())
+            .include_deprecated(true),
+    )
+    .await;
+
+    let seen = server.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.most_in_flight, every,
+        "every dataset at once: {seen:?}"
+    );
+    assert!(matches!(datasets.categorizations, Some(Ok(_))));
+    let json = datasets.to_json();
+    assert_eq!(json.len(), every);
+    let names: Vec<_> = json.iter().map(|(dataset, _)| dataset.name()).collect();
+    assert_eq!(names[0], "person-details");
+    assert!(
+        json.iter()
+            .all(|(_, value)| value.as_ref().is_ok_and(|v| !v.is_null()))
+    );
+}
+
+#[tokio::test]
+async fn one_failed_dataset_does_not_hide_the_others() {
+    let wanted = Dataset::ALL.iter().filter(|d| !d.deprecated()).count();
+    let server = holding_server(3, wanted, Some("scores")).await;
+    let client = client(&server);
+
+    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(3)).await;
+
+    let failures = datasets.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    let (dataset, error) = failures[0];
+    assert_eq!(dataset, Dataset::Scores);
+    assert!(
+        matches!(error, Error::Api(api) if api.status == 503),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains(Dataset::Scores.operation_id()),
+        "{error}"
+    );
+    assert!(datasets.person_details.is_ok());
+    assert!(datasets.source_files.as_ref().is_ok_and(Vec::is_empty));
+    let json = datasets.to_json();
+    assert_eq!(json.iter().filter(|(_, value)| value.is_err()).count(), 1);
+}
+
+#[test]
+fn dataset_names_are_the_last_segments_of_their_paths() {
+    for dataset in Dataset::ALL {
+        let meta = creditdata_client::operations::ALL
+            .iter()
+            .find(|meta| meta.id == dataset.operation_id())
+            .unwrap_or_else(|| panic!("{dataset:?}: no operation {}", dataset.operation_id()));
+        assert!(
+            meta.path.ends_with(&format!("/{}", dataset.name())),
+            "{dataset:?}: {}",
+            meta.path
+        );
+        assert_eq!(meta.deprecated, dataset.deprecated(), "{dataset:?}");
+    }
+}
