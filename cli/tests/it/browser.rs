@@ -13,7 +13,8 @@ use std::time::Duration;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
-use crate::sign_in::{Home, mock};
+use crate::common::{create_session, mock};
+use crate::sign_in::Home;
 
 /// The longest the whole test may take; a stuck browser fails it instead of hanging CI.
 const TEST_LIMIT: Duration = Duration::from_secs(180);
@@ -233,14 +234,7 @@ async fn login_completes_in_a_real_browser() {
         );
 
         let created = home
-            .run(&[
-                "sessions",
-                "create",
-                "--email",
-                "jane.doe@example.com",
-                "--query",
-                "DEU:SCORE",
-            ])
+            .run(&create_session("jane.doe@example.com", "DEU:SCORE"))
             .await
             .ok();
         assert_eq!(created.json()["createdByName"], "Lena Loan Officer");

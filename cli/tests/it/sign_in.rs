@@ -11,25 +11,10 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 
-use crate::common::command;
+use crate::common::{command, create_session, mock, mock_with};
 
 /// The longest a login may take in a test: the browser's part is a few local requests.
 const LOGIN_LIMIT: Duration = Duration::from_secs(60);
-
-pub async fn mock() -> MockServer {
-    mock_with(MockConfig::default()).await
-}
-
-/// A mock whose providers answer at once and never fail.
-async fn mock_with(config: MockConfig) -> MockServer {
-    MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
-        ..config
-    })
-    .await
-    .expect("the mock starts")
-}
 
 /// A person's machine: a working directory whose `config/` is the configuration directory.
 pub struct Home {
@@ -173,6 +158,22 @@ impl Home {
             .join("tokens")
             .join(format!("{profile}.json"))
     }
+}
+
+/// The status the provider answers when `refresh_token` is offered for new tokens, as the
+/// command would offer it.
+async fn refresh_answer(mock: &MockServer, refresh_token: &str) -> StatusCode {
+    reqwest::Client::new()
+        .post(mock.token_url())
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token),
+            ("client_id", mock.public_client_id()),
+        ])
+        .send()
+        .await
+        .expect("the provider answers")
+        .status()
 }
 
 /// A browser without a window: keeps cookies, and follows the mock's redirects itself so the
@@ -332,14 +333,7 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
 
     // Every command now acts as Lena, with nothing but the profile.
     let created = home
-        .run(&[
-            "sessions",
-            "create",
-            "--email",
-            "jane.doe@example.com",
-            "--query",
-            "GBR:score",
-        ])
+        .run(&create_session("jane.doe@example.com", "GBR:score"))
         .await
         .ok();
     assert_no_secret(&created, &secrets);
@@ -407,18 +401,8 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
     let logout = home.run(&["logout"]).await.ok();
     assert!(logout.stderr.contains("Signed out"), "{}", logout.stderr);
     assert!(!home.token_file("default").exists());
-    let refused = reqwest::Client::new()
-        .post(mock.token_url())
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", refresh_token.as_str()),
-            ("client_id", mock.public_client_id()),
-        ])
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        refused.status(),
+        refresh_answer(&mock, &refresh_token).await,
         StatusCode::BAD_REQUEST,
         "revoked at the IdP"
     );
@@ -726,18 +710,8 @@ async fn a_second_login_ends_the_first_at_the_provider() {
     let second = home.login(&[], &[], approve).await.ok();
     assert!(!second.stderr.contains("warning"), "{}", second.stderr);
     assert_ne!(home.stored("default")["refresh_token"], first.as_str());
-    let refused = reqwest::Client::new()
-        .post(mock.token_url())
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", first.as_str()),
-            ("client_id", mock.public_client_id()),
-        ])
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        refused.status(),
+        refresh_answer(&mock, &first).await,
         StatusCode::BAD_REQUEST,
         "the first sign-in was revoked"
     );
