@@ -849,8 +849,10 @@ async fn id_tokens_with_a_wrong_nonce_audience_issuer_algorithm_signature_or_age
             "preferred_username": "tp", "nonce": nonce, "iat": now(), "exp": now() + 300,
         })
     };
+    // Makes the ID token for a sign-in's nonce and issuer.
+    type IdToken<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
     // An ID token signed as the provider would, but for what `change` does to its claims.
-    let claims_changed = |change: fn(&mut Value)| -> Box<dyn Fn(&str, &str) -> String + '_> {
+    let claims_changed = |change: fn(&mut Value)| -> IdToken<'_> {
         let (key, claims) = (&key, &claims);
         Box::new(move |nonce, issuer| {
             let mut claims = claims(nonce, issuer);
@@ -865,7 +867,7 @@ async fn id_tokens_with_a_wrong_nonce_audience_issuer_algorithm_signature_or_age
         "Test Person"
     );
 
-    type Case<'a> = (&'a str, Box<dyn Fn(&str, &str) -> String + 'a>, &'a str);
+    type Case<'a> = (&'a str, IdToken<'a>, &'a str);
     let cases: Vec<Case> = vec![
         (
             "wrong nonce",
