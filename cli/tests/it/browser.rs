@@ -143,30 +143,27 @@ async fn sign_in_in_browser(browser: &Client, url: &str) -> Result<(), String> {
         .goto(url)
         .await
         .map_err(step("opening the address"))?;
-    find("username")
-        .await
-        .map_err(step("the user name field"))?
-        .send_keys("lena")
-        .await
-        .map_err(step("typing the user name"))?;
-    find("password")
-        .await
-        .map_err(step("the password field"))?
-        .send_keys("lena-password")
-        .await
-        .map_err(step("typing the password"))?;
-    find("sign-in")
-        .await
-        .map_err(step("the sign-in button"))?
-        .click()
-        .await
-        .map_err(step("signing in"))?;
-    find("approve")
-        .await
-        .map_err(step("the consent page's Approve button"))?
-        .click()
-        .await
-        .map_err(step("approving"))?;
+    let fill = async |id, field: &str, value| {
+        let input = find(id)
+            .await
+            .map_err(|e| format!("the {field} field: {e}"))?;
+        input
+            .send_keys(value)
+            .await
+            .map_err(|e| format!("typing the {field}: {e}"))
+    };
+    let click = async |id, button: &'static str, doing: &'static str| {
+        find(id)
+            .await
+            .map_err(step(button))?
+            .click()
+            .await
+            .map_err(step(doing))
+    };
+    fill("username", "user name", "lena").await?;
+    fill("password", "password", "lena-password").await?;
+    click("sign-in", "the sign-in button", "signing in").await?;
+    click("approve", "the consent page's Approve button", "approving").await?;
     // The browser lands on the command's loopback page.
     let landed = async {
         loop {
