@@ -222,13 +222,7 @@ async fn login_completes_in_a_real_browser() {
         driver.stop().await;
         browsing.expect("the person's steps in the browser");
         let login = login.ok();
-        assert!(
-            login
-                .stderr
-                .contains("Signed in to mock as Lena Loan Officer (lena)"),
-            "{}",
-            login.stderr
-        );
+        login.says("Signed in to mock as Lena Loan Officer (lena)");
 
         let created = home
             .run(&create_session("jane.doe@example.com", "DEU:SCORE"))
