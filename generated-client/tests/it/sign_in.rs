@@ -14,8 +14,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use creditdata_client::auth::AuthErrorKind;
 use creditdata_client::sign_in::{
-    AuthorizationErrorKind, IdentityProvider, MemoryTokenStore, SignIn, SignInError, SignInOptions,
-    StoredSignIn, TokenStore, TokenStoreError, sign_out,
+    AuthorizationErrorKind, IdentityProvider, MemoryTokenStore, PendingSignIn, SignIn, SignInError,
+    SignInOptions, StoredSignIn, TokenStore, TokenStoreError, sign_out,
 };
 use creditdata_client::{Client, Error};
 use creditdata_mock::{MockConfig, MockServer};
@@ -123,11 +123,16 @@ async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, 
     (status, page.text().await.expect("page"))
 }
 
+/// A sign-in with the default options, started.
+async fn started(provider: &IdentityProvider) -> PendingSignIn {
+    SignIn::start(provider, SignInOptions::default())
+        .await
+        .expect("sign-in starts")
+}
+
 /// Lena, signed in through the whole flow.
 async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
-    let pending = SignIn::start(provider, SignInOptions::default())
-        .await
-        .expect("sign-in starts");
+    let pending = started(provider).await;
     let url = pending.authorization_url().to_string();
     let (signed_in, (status, _)) = tokio::join!(pending.finish(), browse(mock, url, "approve"));
     assert_eq!(status, StatusCode::OK);
@@ -181,9 +186,7 @@ fn auth_kind(error: &Error) -> Option<AuthErrorKind> {
 async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("sign-in starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let parameter = |name: &str| {
         url.query_pairs()
@@ -262,9 +265,7 @@ async fn raw_request(port: u16, bytes: &[u8]) -> String {
 async fn hostile_requests_on_the_loopback_port_neither_end_nor_spoil_the_sign_in() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().to_string();
     let port: u16 = pending
         .redirect_uri()
@@ -343,9 +344,7 @@ async fn hostile_requests_on_the_loopback_port_neither_end_nor_spoil_the_sign_in
 async fn a_denied_consent_is_a_typed_error_shown_to_the_browser() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().to_string();
     let (outcome, (status, page)) = tokio::join!(pending.finish(), browse(&mock, url, "deny"));
     match outcome {
@@ -404,9 +403,7 @@ async fn signing_in_refreshing_and_signing_out_log_no_token_and_no_name() {
     ));
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let port = pending
         .redirect_uri()
@@ -807,9 +804,7 @@ async fn sign_in_with_id_token(
 ) -> Result<StoredSignIn, SignInError> {
     let (server, issuer) = hostile_provider(key).await;
     let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let parameter = |name: &str| {
         url.query_pairs()
@@ -1082,9 +1077,7 @@ async fn a_redirect_naming_another_issuer_or_none_it_promised_is_refused() {
         ),
         ("no iss although promised", None),
     ] {
-        let pending = SignIn::start(&provider, SignInOptions::default())
-            .await
-            .expect("starts");
+        let pending = started(&provider).await;
         let url = pending.authorization_url().clone();
         let state = url
             .query_pairs()
