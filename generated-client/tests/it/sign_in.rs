@@ -503,13 +503,41 @@ fn expired(mut signed_in: StoredSignIn) -> StoredSignIn {
     signed_in
 }
 
-#[tokio::test]
-async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotation_saved() {
+/// Lena signed in, and her sign-in kept with its access token expired.
+async fn signed_in_and_expired() -> (
+    MockServer,
+    IdentityProvider,
+    StoredSignIn,
+    Arc<CountingStore>,
+) {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
     let original = signed_in(&mock, &provider).await;
     let store = Arc::new(CountingStore::default());
     store.inner.save(&expired(original.clone())).unwrap();
+    (mock, provider, original, store)
+}
+
+/// The sign-in kept after exactly one save (`why` says why one), with `original`'s refresh
+/// token rotated.
+fn refreshed_once_and_rotated(
+    store: &CountingStore,
+    original: &StoredSignIn,
+    why: &str,
+) -> StoredSignIn {
+    assert_eq!(store.saves.load(Ordering::SeqCst), 1, "{why}");
+    let kept = store.load().unwrap().expect("kept");
+    assert_ne!(
+        secret(&kept.refresh_token),
+        secret(&original.refresh_token),
+        "the rotated refresh token was saved"
+    );
+    kept
+}
+
+#[tokio::test]
+async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotation_saved() {
+    let (mock, provider, original, store) = signed_in_and_expired().await;
     let client = signed_in_client(&mock, store.clone(), provider.clone());
     let created = client
         .create_session()
@@ -534,17 +562,7 @@ async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotati
         let session = call.await.expect("task").expect("every call succeeds");
         assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
     }
-    assert_eq!(
-        store.saves.load(Ordering::SeqCst),
-        1,
-        "one refresh for 25 waiting calls"
-    );
-    let kept = store.load().unwrap().expect("kept");
-    assert_ne!(
-        secret(&kept.refresh_token),
-        secret(&original.refresh_token),
-        "the rotated refresh token was saved"
-    );
+    let kept = refreshed_once_and_rotated(&store, &original, "one refresh for 25 waiting calls");
     assert!(
         kept.access_token_valid_for()
             .is_some_and(|left| left > Duration::from_secs(60))
@@ -555,11 +573,7 @@ async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotati
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_calling_the_service()
 {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let original = signed_in(&mock, &provider).await;
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(original.clone())).unwrap();
+    let (mock, provider, original, store) = signed_in_and_expired().await;
     // The service is elsewhere, and counts what reaches it: nothing should.
     let api = wiremock::MockServer::start().await;
     let client = Client::builder()
@@ -584,21 +598,11 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
         "every caller has the one refreshed token"
     );
     assert_ne!(tokens[0], secret(&original.access_token), "refreshed");
-    assert_eq!(
-        store.saves.load(Ordering::SeqCst),
-        1,
-        "one refresh for 25 callers"
-    );
-    let kept = store.load().unwrap().expect("kept");
+    let kept = refreshed_once_and_rotated(&store, &original, "one refresh for 25 callers");
     assert_eq!(
         secret(&kept.access_token),
         tokens[0],
         "the new token is kept"
-    );
-    assert_ne!(
-        secret(&kept.refresh_token),
-        secret(&original.refresh_token),
-        "the rotated refresh token was saved"
     );
     // Fresh now: asking again refreshes nothing.
     let again = client.access_token().await.expect("a token");
