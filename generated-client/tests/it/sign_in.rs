@@ -146,6 +146,15 @@ struct CountingStore {
     saves: AtomicUsize,
 }
 
+impl CountingStore {
+    /// A store holding `signed_in`, its saves counted from zero.
+    fn holding(signed_in: &StoredSignIn) -> Arc<CountingStore> {
+        let store = Arc::new(CountingStore::default());
+        store.inner.save(signed_in).unwrap();
+        store
+    }
+}
+
 impl TokenStore for CountingStore {
     fn load(&self) -> Result<Option<StoredSignIn>, TokenStoreError> {
         self.inner.load()
@@ -503,6 +512,14 @@ fn expired(mut signed_in: StoredSignIn) -> StoredSignIn {
     signed_in
 }
 
+/// A mock, its identity provider, and Lena signed in there.
+async fn lena_signed_in() -> (MockServer, IdentityProvider, StoredSignIn) {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let signed_in = signed_in(&mock, &provider).await;
+    (mock, provider, signed_in)
+}
+
 /// Lena signed in, and her sign-in kept with its access token expired.
 async fn signed_in_and_expired() -> (
     MockServer,
@@ -510,11 +527,8 @@ async fn signed_in_and_expired() -> (
     StoredSignIn,
     Arc<CountingStore>,
 ) {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let original = signed_in(&mock, &provider).await;
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(original.clone())).unwrap();
+    let (mock, provider, original) = lena_signed_in().await;
+    let store = CountingStore::holding(&expired(original.clone()));
     (mock, provider, original, store)
 }
 
@@ -630,9 +644,7 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
 
 #[tokio::test]
 async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let signed_in = signed_in(&mock, &provider).await;
+    let (mock, provider, signed_in) = lena_signed_in().await;
     // The access token is revoked behind the client's back; the refresh token still works.
     let revoked = reqwest::Client::new()
         .post(format!("{}/protocol/openid-connect/revoke", mock.issuer()))
@@ -645,8 +657,7 @@ async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
         .await
         .expect("revoke");
     assert_eq!(revoked.status(), StatusCode::OK);
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&signed_in).unwrap();
+    let store = CountingStore::holding(&signed_in);
     let client = signed_in_client(&mock, store.clone(), provider);
     let session = client
         .create_session()
@@ -661,9 +672,7 @@ async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
 
 #[tokio::test]
 async fn signing_out_revokes_the_refresh_token_and_calls_then_need_a_new_sign_in() {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let signed_in = signed_in(&mock, &provider).await;
+    let (mock, provider, signed_in) = lena_signed_in().await;
     sign_out(&provider, &signed_in).await.expect("signed out");
 
     // The identity provider refuses the refresh token from now on.
@@ -681,8 +690,7 @@ async fn signing_out_revokes_the_refresh_token_and_calls_then_need_a_new_sign_in
     let body: Value = refreshed.json().await.expect("json");
     assert_eq!(body["error"], "invalid_grant");
 
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(signed_in)).unwrap();
+    let store = CountingStore::holding(&expired(signed_in));
     let client = signed_in_client(&mock, store.clone(), provider);
     for _ in 0..3 {
         let error = client
