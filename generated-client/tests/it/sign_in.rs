@@ -249,13 +249,7 @@ async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
 
     let store = Arc::new(MemoryTokenStore::with(signed_in));
     let client = signed_in_client(&mock, store, provider);
-    let session = client
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("a session created as Lena");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    creates_as_lena(&client, "a session created as Lena").await;
     mock.shutdown().await;
 }
 
@@ -512,6 +506,17 @@ fn expired(mut signed_in: StoredSignIn) -> StoredSignIn {
     signed_in
 }
 
+/// Asserts that `client` creates a session in Lena's name; `what` says why it should.
+async fn creates_as_lena(client: &Client, what: &str) {
+    let session = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect(what);
+    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+}
+
 /// A mock, its identity provider, and Lena signed in there.
 async fn lena_signed_in() -> (MockServer, IdentityProvider, StoredSignIn) {
     let mock = start_mock().await;
@@ -628,17 +633,12 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
     );
 
     // The token is Lena's: the service accepts it on its own.
-    let session = Client::builder()
+    let with_the_token = Client::builder()
         .base_url(mock.base_url())
         .bearer_token(tokens[0].clone())
         .build()
-        .expect("client")
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("created with the token");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+        .expect("client");
+    creates_as_lena(&with_the_token, "created with the token").await;
     mock.shutdown().await;
 }
 
@@ -659,13 +659,7 @@ async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
     assert_eq!(revoked.status(), StatusCode::OK);
     let store = CountingStore::holding(&signed_in);
     let client = signed_in_client(&mock, store.clone(), provider);
-    let session = client
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("refreshed once after the 401, then created");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    creates_as_lena(&client, "refreshed once after the 401, then created").await;
     assert_eq!(store.saves.load(Ordering::SeqCst), 1);
     mock.shutdown().await;
 }
