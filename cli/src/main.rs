@@ -15,6 +15,8 @@ mod settings;
 mod sign_in;
 mod table;
 mod terminal;
+#[cfg(test)]
+mod test_support;
 mod token_store;
 
 use std::process::ExitCode;

@@ -220,53 +220,20 @@ impl Config {
                     &format!("profiles.{name}.{field}: {problem}"),
                 )
             };
-            let environment = profile
-                .environment
-                .map(|v| {
-                    let span = v.span();
-                    let value = v.into_inner();
-                    check_environment(&value).map_err(|p| at("environment", span, p))?;
-                    Ok::<_, Failure>(value)
-                })
-                .transpose()?;
-            let base_url = profile
-                .base_url
-                .map(|v| {
-                    let span = v.span();
-                    let value = v.into_inner();
-                    check_url(&value).map_err(|p| at("base_url", span, p))?;
-                    Ok::<_, Failure>(value)
-                })
-                .transpose()?;
-            let issuer = profile
-                .issuer
-                .map(|v| {
-                    let span = v.span();
-                    let value = v.into_inner();
-                    check_url(&value).map_err(|p| at("issuer", span, p))?;
-                    Ok::<_, Failure>(value)
-                })
-                .transpose()?;
-            let client_id = profile
-                .client_id
-                .map(|v| {
-                    let span = v.span();
-                    let value = v.into_inner();
-                    check_client_id(&value).map_err(|p| at("client_id", span, p))?;
-                    Ok::<_, Failure>(value)
-                })
-                .transpose()?;
-            let scopes = profile
-                .scopes
-                .map(|v| {
-                    let span = v.span();
-                    let value = v.into_inner();
-                    for scope in &value {
-                        check_scope(scope).map_err(|p| at("scopes", span.clone(), p))?;
-                    }
-                    Ok::<_, Failure>(value)
-                })
-                .transpose()?;
+            let text_field = |field: &str,
+                              value: Option<Spanned<String>>,
+                              check: fn(&str) -> Result<(), String>| {
+                checked(value, |v: &String| check(v), |span, p| at(field, span, p))
+            };
+            let environment = text_field("environment", profile.environment, check_environment)?;
+            let base_url = text_field("base_url", profile.base_url, check_url)?;
+            let issuer = text_field("issuer", profile.issuer, check_url)?;
+            let client_id = text_field("client_id", profile.client_id, check_client_id)?;
+            let scopes = checked(
+                profile.scopes,
+                |scopes: &Vec<String>| scopes.iter().try_for_each(|scope| check_scope(scope)),
+                |span, p| at("scopes", span, p),
+            )?;
             profiles.insert(
                 name,
                 Profile {
@@ -295,6 +262,22 @@ fn located(file: &Path, text: &str, span: Range<usize>, problem: &str) -> Failur
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     Failure::Usage(format!("{}:{line}:{column}: {problem}", file.display()))
+}
+
+/// `value` once `check` accepts it; `located` turns a refusal into the error that points at
+/// the value's place in the file.
+fn checked<T>(
+    value: Option<Spanned<T>>,
+    check: impl Fn(&T) -> Result<(), String>,
+    located: impl FnOnce(Range<usize>, String) -> Failure,
+) -> Result<Option<T>, Failure> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let span = value.span();
+    let value = value.into_inner();
+    check(&value).map_err(|problem| located(span, problem))?;
+    Ok(Some(value))
 }
 
 /// Profile names become file names and keyring entries: letters, digits, `-`, `_`, `.` (not

@@ -527,24 +527,7 @@ async fn renewed_access_token(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
-    use clap::Parser;
-    use std::collections::HashMap;
-
-    fn global(args: &[&str]) -> GlobalArgs {
-        let mut argv = vec!["creditdata"];
-        argv.extend_from_slice(args);
-        argv.push("logout");
-        Cli::try_parse_from(argv).unwrap().global
-    }
-
-    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
+    use crate::test_support::{env, global};
 
     fn work() -> Profile {
         Profile {

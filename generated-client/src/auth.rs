@@ -594,22 +594,8 @@ impl TokenSource {
             .send()
             .await
             .map_err(unavailable)?;
+        refuse_redirect_or_transient(&url, &response)?;
         let status = response.status();
-        if status.is_redirection() {
-            return Err(AuthError::new(
-                AuthErrorKind::Redirect,
-                format!(
-                    "{url} answered {status}, pointing to {}",
-                    shown_location(&response)
-                ),
-            ));
-        }
-        if is_transient_status(status) {
-            return Err(AuthError::new(
-                AuthErrorKind::Unavailable,
-                format!("{url} answered {status}"),
-            ));
-        }
         if !status.is_success() {
             return Err(discovery_error(format!("answered {status}")));
         }
@@ -702,6 +688,31 @@ impl TokenSource {
         })?;
         Ok((token, answer.expires_in()))
     }
+}
+
+/// A redirect (never followed) or a transient status from the identity provider as the error it
+/// is; `shown` is the address as it may appear in the message.
+pub(crate) fn refuse_redirect_or_transient(
+    shown: impl fmt::Display,
+    response: &reqwest::Response,
+) -> Result<(), AuthError> {
+    let status = response.status();
+    if status.is_redirection() {
+        return Err(AuthError::new(
+            AuthErrorKind::Redirect,
+            format!(
+                "{shown} answered {status}, pointing to {}",
+                shown_location(response)
+            ),
+        ));
+    }
+    if is_transient_status(status) {
+        return Err(AuthError::new(
+            AuthErrorKind::Unavailable,
+            format!("{shown} answered {status}"),
+        ));
+    }
+    Ok(())
 }
 
 /// 408, 429 and every 5xx: the identity provider cannot answer now.

@@ -13,9 +13,10 @@ use std::pin::Pin;
 use reqwest::StatusCode;
 use reqwest::header::CONTENT_TYPE;
 
-use crate::auth::{AuthError, AuthErrorKind, IdentityProviderLimits, is_transient_status, shorten};
+use crate::auth::{
+    AuthError, AuthErrorKind, IdentityProviderLimits, refuse_redirect_or_transient, shorten,
+};
 use crate::body_limits::{LimitedReadError, read_limited};
-use crate::urls::shown_location;
 
 /// The `oauth2` crate's HTTP client: the identity provider's rules around `reqwest`.
 #[derive(Clone)]
@@ -68,22 +69,8 @@ pub(crate) async fn exchange(
         .execute(request)
         .await
         .map_err(AuthError::unreachable)?;
+    refuse_redirect_or_transient(&shown, &response)?;
     let status = response.status();
-    if status.is_redirection() {
-        return Err(AuthError::new(
-            AuthErrorKind::Redirect,
-            format!(
-                "{shown} answered {status}, pointing to {}",
-                shown_location(&response)
-            ),
-        ));
-    }
-    if is_transient_status(status) {
-        return Err(AuthError::new(
-            AuthErrorKind::Unavailable,
-            format!("{shown} answered {status}"),
-        ));
-    }
     let content_type = response
         .headers()
         .get(CONTENT_TYPE)

@@ -13,7 +13,8 @@ use std::time::Duration;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
-use crate::sign_in::{Home, mock};
+use crate::common::{create_session, mock};
+use crate::sign_in::Home;
 
 /// The longest the whole test may take; a stuck browser fails it instead of hanging CI.
 const TEST_LIMIT: Duration = Duration::from_secs(180);
@@ -142,30 +143,27 @@ async fn sign_in_in_browser(browser: &Client, url: &str) -> Result<(), String> {
         .goto(url)
         .await
         .map_err(step("opening the address"))?;
-    find("username")
-        .await
-        .map_err(step("the user name field"))?
-        .send_keys("lena")
-        .await
-        .map_err(step("typing the user name"))?;
-    find("password")
-        .await
-        .map_err(step("the password field"))?
-        .send_keys("lena-password")
-        .await
-        .map_err(step("typing the password"))?;
-    find("sign-in")
-        .await
-        .map_err(step("the sign-in button"))?
-        .click()
-        .await
-        .map_err(step("signing in"))?;
-    find("approve")
-        .await
-        .map_err(step("the consent page's Approve button"))?
-        .click()
-        .await
-        .map_err(step("approving"))?;
+    let fill = async |id, field: &str, value| {
+        let input = find(id)
+            .await
+            .map_err(|e| format!("the {field} field: {e}"))?;
+        input
+            .send_keys(value)
+            .await
+            .map_err(|e| format!("typing the {field}: {e}"))
+    };
+    let click = async |id, button: &'static str, doing: &'static str| {
+        find(id)
+            .await
+            .map_err(step(button))?
+            .click()
+            .await
+            .map_err(step(doing))
+    };
+    fill("username", "user name", "lena").await?;
+    fill("password", "password", "lena-password").await?;
+    click("sign-in", "the sign-in button", "signing in").await?;
+    click("approve", "the consent page's Approve button", "approving").await?;
     // The browser lands on the command's loopback page.
     let landed = async {
         loop {
@@ -224,23 +222,10 @@ async fn login_completes_in_a_real_browser() {
         driver.stop().await;
         browsing.expect("the person's steps in the browser");
         let login = login.ok();
-        assert!(
-            login
-                .stderr
-                .contains("Signed in to mock as Lena Loan Officer (lena)"),
-            "{}",
-            login.stderr
-        );
+        login.says("Signed in to mock as Lena Loan Officer (lena)");
 
         let created = home
-            .run(&[
-                "sessions",
-                "create",
-                "--email",
-                "jane.doe@example.com",
-                "--query",
-                "DEU:SCORE",
-            ])
+            .run(&create_session("jane.doe@example.com", "DEU:SCORE"))
             .await
             .ok();
         assert_eq!(created.json()["createdByName"], "Lena Loan Officer");

@@ -2,24 +2,11 @@
 
 use std::path::Path;
 use std::process::Output;
-use std::time::Duration;
 
-use creditdata_mock::{MockConfig, MockServer};
+use creditdata_mock::MockServer;
 use serde_json::Value;
 
-use crate::common::command;
-
-/// A mock whose providers answer at once and never fail, so datasets are complete as soon as
-/// the customer has given consent.
-async fn mock() -> MockServer {
-    MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
-        ..MockConfig::default()
-    })
-    .await
-    .expect("the mock starts")
-}
+use crate::common::{command, create_session, mock};
 
 /// Runs `creditdata` with `args` in `dir`, with exactly these `CREDITDATA_*` variables.
 async fn creditdata(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
@@ -128,14 +115,10 @@ async fn a_session_from_creation_to_its_files() {
 
     // Create, with package names in every accepted spelling.
     let created = sh
-        .run(&[
-            "sessions",
-            "create",
-            "--email",
+        .run(&create_session(
             "jane.doe@example.com",
-            "--query",
             "gbr:credit-history,Score,bank_account_categorization,IDENTIFICATION",
-        ])
+        ))
         .await
         .ok()
         .json();

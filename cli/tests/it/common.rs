@@ -4,6 +4,9 @@
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Stdio;
+use std::time::Duration;
+
+use creditdata_mock::{MockConfig, MockServer};
 
 /// `creditdata args` in `dir` with exactly these `CREDITDATA_*` variables (and no `RUST_LOG`):
 /// stdin empty, stdout and stderr captured, killed if dropped.
@@ -34,4 +37,26 @@ pub fn command(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     command
+}
+
+/// A mock of the service whose providers answer at once and never fail, so datasets are
+/// complete as soon as the customer has given consent.
+pub async fn mock() -> MockServer {
+    mock_with(MockConfig::default()).await
+}
+
+/// [`mock`] with the rest of `config`.
+pub async fn mock_with(config: MockConfig) -> MockServer {
+    MockServer::start(MockConfig {
+        provider_delay: Duration::ZERO,
+        provider_error_one_in: 0,
+        ..config
+    })
+    .await
+    .expect("the mock starts")
+}
+
+/// The arguments of `creditdata sessions create --email <email> --query <query>`.
+pub fn create_session<'a>(email: &'a str, query: &'a str) -> [&'a str; 6] {
+    ["sessions", "create", "--email", email, "--query", query]
 }

@@ -11,25 +11,10 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 
-use crate::common::command;
+use crate::common::{command, create_session, mock, mock_with};
 
 /// The longest a login may take in a test: the browser's part is a few local requests.
 const LOGIN_LIMIT: Duration = Duration::from_secs(60);
-
-pub async fn mock() -> MockServer {
-    mock_with(MockConfig::default()).await
-}
-
-/// A mock whose providers answer at once and never fail.
-async fn mock_with(config: MockConfig) -> MockServer {
-    MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
-        ..config
-    })
-    .await
-    .expect("the mock starts")
-}
 
 /// A person's machine: a working directory whose `config/` is the configuration directory.
 pub struct Home {
@@ -49,6 +34,16 @@ impl Run {
             self.status, 0,
             "stdout: {}\nstderr: {}",
             self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts that stderr says `text`.
+    pub fn says(&self, text: &str) -> &Self {
+        assert!(
+            self.stderr.contains(text),
+            "stderr does not say {text:?}:\n{}",
+            self.stderr
         );
         self
     }
@@ -175,6 +170,22 @@ impl Home {
     }
 }
 
+/// The status the provider answers when `refresh_token` is offered for new tokens, as the
+/// command would offer it.
+async fn refresh_answer(mock: &MockServer, refresh_token: &str) -> StatusCode {
+    reqwest::Client::new()
+        .post(mock.token_url())
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token),
+            ("client_id", mock.public_client_id()),
+        ])
+        .send()
+        .await
+        .expect("the provider answers")
+        .status()
+}
+
 /// A browser without a window: keeps cookies, and follows the mock's redirects itself so the
 /// last one (to the command's loopback port) is seen.
 fn browser() -> reqwest::Client {
@@ -298,19 +309,9 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
         })
         .await
         .ok();
-    assert!(
-        login
-            .stderr
-            .contains("Signed in to mock as Lena Loan Officer (lena)"),
-        "{}",
-        login.stderr
-    );
+    login.says("Signed in to mock as Lena Loan Officer (lena)");
     // Headless here: no keyring, so the file, and the person is told.
-    assert!(
-        login.stderr.contains("no system keyring is available"),
-        "{}",
-        login.stderr
-    );
+    login.says("no system keyring is available");
     let stored = home.stored("default");
     let secrets = secrets(&stored);
     assert_eq!(secrets.len(), 3, "access, refresh and ID tokens kept");
@@ -332,14 +333,7 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
 
     // Every command now acts as Lena, with nothing but the profile.
     let created = home
-        .run(&[
-            "sessions",
-            "create",
-            "--email",
-            "jane.doe@example.com",
-            "--query",
-            "GBR:score",
-        ])
+        .run(&create_session("jane.doe@example.com", "GBR:score"))
         .await
         .ok();
     assert_no_secret(&created, &secrets);
@@ -388,16 +382,8 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         let refused = home.run(&["sessions", "list"]).await;
         assert_eq!(refused.status, 2, "{}", refused.stderr);
-        assert!(
-            refused.stderr.contains("permissions 0644"),
-            "{}",
-            refused.stderr
-        );
-        assert!(
-            refused.stderr.contains(file.to_str().unwrap()),
-            "{}",
-            refused.stderr
-        );
+        refused.says("permissions 0644");
+        refused.says(file.to_str().unwrap());
         assert_no_secret(&refused, &secrets);
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
@@ -405,36 +391,22 @@ async fn a_person_signs_in_works_in_their_name_and_signs_out() {
     // Signing out revokes at the provider and forgets here; twice is fine.
     let refresh_token = stored["refresh_token"].as_str().unwrap().to_string();
     let logout = home.run(&["logout"]).await.ok();
-    assert!(logout.stderr.contains("Signed out"), "{}", logout.stderr);
+    logout.says("Signed out");
     assert!(!home.token_file("default").exists());
-    let refused = reqwest::Client::new()
-        .post(mock.token_url())
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", refresh_token.as_str()),
-            ("client_id", mock.public_client_id()),
-        ])
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        refused.status(),
+        refresh_answer(&mock, &refresh_token).await,
         StatusCode::BAD_REQUEST,
         "revoked at the IdP"
     );
     let again = home.run(&["logout"]).await.ok();
-    assert!(again.stderr.contains("Not signed in"), "{}", again.stderr);
+    again.says("Not signed in");
 
     let after = home.run(&["sessions", "list"]).await;
     assert_eq!(after.status, 3, "{}", after.stderr);
-    assert!(
-        after.stderr.contains("creditdata login"),
-        "{}",
-        after.stderr
-    );
+    after.says("creditdata login");
     let status = home.run(&["auth", "status"]).await;
     assert_eq!(status.status, 3, "{}", status.stderr);
-    assert!(status.stderr.contains("not signed in"), "{}", status.stderr);
+    status.says("not signed in");
 }
 
 #[tokio::test]
@@ -462,7 +434,7 @@ async fn a_sign_in_ended_at_the_provider_asks_to_log_in_again() {
 
     let run = home.run(&["sessions", "list"]).await;
     assert_eq!(run.status, 3, "{}", run.stderr);
-    assert!(run.stderr.contains("creditdata login"), "{}", run.stderr);
+    run.says("creditdata login");
     assert_no_secret(&run, &secrets(&stored));
 }
 
@@ -476,7 +448,7 @@ async fn a_denied_sign_in_keeps_nothing() {
         })
         .await;
     assert_eq!(login.status, 3, "{}", login.stderr);
-    assert!(login.stderr.contains("access_denied"), "{}", login.stderr);
+    login.says("access_denied");
     assert!(!home.token_file("default").exists());
     assert!(!home.config_dir().join("config.toml").exists());
 }
@@ -489,12 +461,8 @@ async fn the_keyring_asked_for_and_absent_is_a_clear_error() {
         .run(&["login", "--no-browser", "--token-store", "keyring"])
         .await;
     assert_eq!(run.status, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("system keyring is not available")
-            && run.stderr.contains("--token-store file"),
-        "{}",
-        run.stderr
-    );
+    run.says("system keyring is not available")
+        .says("--token-store file");
     assert!(
         !run.stderr.contains("http://"),
         "no sign-in was started: {}",
@@ -580,11 +548,7 @@ async fn settings_come_from_option_then_variable_then_profile() {
     // A profile named on purpose must exist.
     let missing = run(vars(&[]), args(&["--profile", "wrok", "packages"])).await;
     assert_eq!(missing.status, 2, "{}", missing.stderr);
-    assert!(
-        missing.stderr.contains("no profile \"wrok\"") && missing.stderr.contains("config.toml"),
-        "{}",
-        missing.stderr
-    );
+    missing.says("no profile \"wrok\"").says("config.toml");
 
     // A mistake in the file names the file, line and key; nothing is sent.
     std::fs::write(
@@ -595,11 +559,7 @@ async fn settings_come_from_option_then_variable_then_profile() {
     let bad = run(vars(&[]), args(&["--profile", "work", "packages"])).await;
     assert_eq!(bad.status, 2, "{}", bad.stderr);
     let file = home.config_dir().join("config.toml");
-    assert!(
-        bad.stderr.contains(&format!("{}:3:1:", file.display())) && bad.stderr.contains("isuer"),
-        "{}",
-        bad.stderr
-    );
+    bad.says(&format!("{}:3:1:", file.display())).says("isuer");
 }
 
 #[tokio::test]
@@ -671,12 +631,9 @@ async fn logout_forgets_even_when_the_provider_is_gone_and_says_so() {
     mock.shutdown().await;
     let logout = home.run(&["logout"]).await;
     assert_eq!(logout.status, 1, "{}", logout.stderr);
-    assert!(
-        logout.stderr.contains("removed from this computer")
-            && logout.stderr.contains("stays valid until it expires"),
-        "{}",
-        logout.stderr
-    );
+    logout
+        .says("removed from this computer")
+        .says("stays valid until it expires");
     assert_no_secret(&logout, &secrets);
     assert!(!home.token_file("default").exists());
 }
@@ -699,11 +656,7 @@ async fn an_unreadable_sign_in_is_refused_without_quoting_it_and_logout_removes_
         .run(&["--token-store", "file", "sessions", "list"])
         .await;
     assert_eq!(run.status, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("cannot be read") && run.stderr.contains("creditdata logout"),
-        "{}",
-        run.stderr
-    );
+    run.says("cannot be read").says("creditdata logout");
     assert!(
         !run.all().contains("not-json-secret-value"),
         "{}",
@@ -726,18 +679,8 @@ async fn a_second_login_ends_the_first_at_the_provider() {
     let second = home.login(&[], &[], approve).await.ok();
     assert!(!second.stderr.contains("warning"), "{}", second.stderr);
     assert_ne!(home.stored("default")["refresh_token"], first.as_str());
-    let refused = reqwest::Client::new()
-        .post(mock.token_url())
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", first.as_str()),
-            ("client_id", mock.public_client_id()),
-        ])
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        refused.status(),
+        refresh_answer(&mock, &first).await,
         StatusCode::BAD_REQUEST,
         "the first sign-in was revoked"
     );

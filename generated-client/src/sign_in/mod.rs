@@ -518,16 +518,9 @@ pub async fn sign_out(
                 ("token_type_hint", hint),
                 ("client_id", provider.client_id()),
             ];
-            let outcome = async {
-                let request = provider
-                    .http()
-                    .post(endpoint)
-                    .form(&form)
-                    .build()
-                    .map_err(AuthError::unreachable)?;
-                provider.send(request, "the revocation endpoint").await
-            }
-            .await;
+            let outcome = provider
+                .post_form(endpoint, &form, "the revocation endpoint")
+                .await;
             if let Err(error) = outcome {
                 first_failure.get_or_insert(SignInError::Provider(error));
             }
@@ -539,16 +532,9 @@ pub async fn sign_out(
             ("id_token_hint", id_token.expose_secret()),
             ("client_id", provider.client_id()),
         ];
-        let outcome = async {
-            let request = provider
-                .http()
-                .post(endpoint)
-                .form(&form)
-                .build()
-                .map_err(AuthError::unreachable)?;
-            provider.send(request, "the end-session endpoint").await
-        }
-        .await;
+        let outcome = provider
+            .post_form(endpoint, &form, "the end-session endpoint")
+            .await;
         if let Err(error) = outcome {
             // Revocation already ended the sign-in where it succeeded: a refused hint then
             // only means there was no session left to end.

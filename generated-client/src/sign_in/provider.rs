@@ -270,6 +270,24 @@ impl IdentityProvider {
         Ok(response.into_body())
     }
 
+    /// Posts `form` to `endpoint` with [`send`](Self::send): `what` names the endpoint in
+    /// errors.
+    pub(crate) async fn post_form(
+        &self,
+        endpoint: &str,
+        form: &[(&str, &str)],
+        what: &str,
+    ) -> Result<Vec<u8>, AuthError> {
+        let request = self
+            .inner
+            .http
+            .post(endpoint)
+            .form(form)
+            .build()
+            .map_err(AuthError::unreachable)?;
+        self.send(request, what).await
+    }
+
     /// The HTTP function the `oauth2` crate sends its requests with.
     pub(crate) fn oauth_http(&self) -> OAuthHttp {
         OAuthHttp::new(self.inner.http.clone(), self.inner.limits)

@@ -11,15 +11,21 @@ use secrecy::ExposeSecret as _;
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cold_client_with_1000_concurrent_calls_makes_one_token_request() {
+/// A token endpoint handing out `shared-token` slowly, so that every caller arrives while the
+/// one token request is in flight.
+async fn slow_token_endpoint() -> MockServer {
     let server = MockServer::start().await;
-    // A slow token endpoint: every call arrives while the one token request is in flight.
     Mock::given(method("POST"))
         .and(path(TOKEN_PATH))
         .respond_with(token_response("shared-token", 300).set_delay(Duration::from_millis(300)))
         .mount(&server)
         .await;
+    server
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_client_with_1000_concurrent_calls_makes_one_token_request() {
+    let server = slow_token_endpoint().await;
     Mock::given(method("GET"))
         .and(header("authorization", "Bearer shared-token"))
         .respond_with(ResponseTemplate::new(200).set_body_json(session_json(session_id())))
@@ -634,13 +640,7 @@ async fn authorizations(server: &MockServer) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn access_token_fetches_one_client_credentials_token_for_many_callers_and_calls_nothing_else()
 {
-    let server = MockServer::start().await;
-    // Slow, so every caller arrives while the one token request is in flight.
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("shared-token", 300).set_delay(Duration::from_millis(300)))
-        .mount(&server)
-        .await;
+    let server = slow_token_endpoint().await;
     let client = oauth_builder(&server).build().unwrap();
     let callers: Vec<_> = (0..50)
         .map(|_| {

@@ -14,8 +14,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use creditdata_client::auth::AuthErrorKind;
 use creditdata_client::sign_in::{
-    AuthorizationErrorKind, IdentityProvider, MemoryTokenStore, SignIn, SignInError, SignInOptions,
-    StoredSignIn, TokenStore, TokenStoreError, sign_out,
+    AuthorizationErrorKind, IdentityProvider, MemoryTokenStore, PendingSignIn, SignIn, SignInError,
+    SignInOptions, StoredSignIn, TokenStore, TokenStoreError, sign_out,
 };
 use creditdata_client::{Client, Error};
 use creditdata_mock::{MockConfig, MockServer};
@@ -123,11 +123,16 @@ async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, 
     (status, page.text().await.expect("page"))
 }
 
+/// A sign-in with the default options, started.
+async fn started(provider: &IdentityProvider) -> PendingSignIn {
+    SignIn::start(provider, SignInOptions::default())
+        .await
+        .expect("sign-in starts")
+}
+
 /// Lena, signed in through the whole flow.
 async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
-    let pending = SignIn::start(provider, SignInOptions::default())
-        .await
-        .expect("sign-in starts");
+    let pending = started(provider).await;
     let url = pending.authorization_url().to_string();
     let (signed_in, (status, _)) = tokio::join!(pending.finish(), browse(mock, url, "approve"));
     assert_eq!(status, StatusCode::OK);
@@ -139,6 +144,15 @@ async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSign
 struct CountingStore {
     inner: MemoryTokenStore,
     saves: AtomicUsize,
+}
+
+impl CountingStore {
+    /// A store holding `signed_in`, its saves counted from zero.
+    fn holding(signed_in: &StoredSignIn) -> Arc<CountingStore> {
+        let store = Arc::new(CountingStore::default());
+        store.inner.save(signed_in).unwrap();
+        store
+    }
 }
 
 impl TokenStore for CountingStore {
@@ -181,9 +195,7 @@ fn auth_kind(error: &Error) -> Option<AuthErrorKind> {
 async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("sign-in starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let parameter = |name: &str| {
         url.query_pairs()
@@ -237,13 +249,7 @@ async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
 
     let store = Arc::new(MemoryTokenStore::with(signed_in));
     let client = signed_in_client(&mock, store, provider);
-    let session = client
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("a session created as Lena");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    creates_as_lena(&client, "a session created as Lena").await;
     mock.shutdown().await;
 }
 
@@ -262,9 +268,7 @@ async fn raw_request(port: u16, bytes: &[u8]) -> String {
 async fn hostile_requests_on_the_loopback_port_neither_end_nor_spoil_the_sign_in() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().to_string();
     let port: u16 = pending
         .redirect_uri()
@@ -343,9 +347,7 @@ async fn hostile_requests_on_the_loopback_port_neither_end_nor_spoil_the_sign_in
 async fn a_denied_consent_is_a_typed_error_shown_to_the_browser() {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().to_string();
     let (outcome, (status, page)) = tokio::join!(pending.finish(), browse(&mock, url, "deny"));
     match outcome {
@@ -404,9 +406,7 @@ async fn signing_in_refreshing_and_signing_out_log_no_token_and_no_name() {
     ));
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let port = pending
         .redirect_uri()
@@ -506,13 +506,57 @@ fn expired(mut signed_in: StoredSignIn) -> StoredSignIn {
     signed_in
 }
 
-#[tokio::test]
-async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotation_saved() {
+/// Asserts that `client` creates a session in Lena's name; `what` says why it should.
+async fn creates_as_lena(client: &Client, what: &str) {
+    let session = client
+        .create_session()
+        .body(create_request())
+        .call()
+        .await
+        .expect(what);
+    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+}
+
+/// A mock, its identity provider, and Lena signed in there.
+async fn lena_signed_in() -> (MockServer, IdentityProvider, StoredSignIn) {
     let mock = start_mock().await;
     let provider = provider_of(&mock);
-    let original = signed_in(&mock, &provider).await;
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(original.clone())).unwrap();
+    let signed_in = signed_in(&mock, &provider).await;
+    (mock, provider, signed_in)
+}
+
+/// Lena signed in, and her sign-in kept with its access token expired.
+async fn signed_in_and_expired() -> (
+    MockServer,
+    IdentityProvider,
+    StoredSignIn,
+    Arc<CountingStore>,
+) {
+    let (mock, provider, original) = lena_signed_in().await;
+    let store = CountingStore::holding(&expired(original.clone()));
+    (mock, provider, original, store)
+}
+
+/// The sign-in kept after exactly one save (`why` says why one), with `original`'s refresh
+/// token rotated.
+fn refreshed_once_and_rotated(
+    store: &CountingStore,
+    original: &StoredSignIn,
+    why: &str,
+) -> StoredSignIn {
+    assert_eq!(store.saves.load(Ordering::SeqCst), 1, "{why}");
+    let kept = store.load().unwrap().expect("kept");
+    assert_ne!(
+        secret(&kept.refresh_token),
+        secret(&original.refresh_token),
+        "the rotated refresh token was saved"
+    );
+    kept
+}
+
+#[tokio::test]
+async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotation_saved() {
+    let (mock, provider, original, store) = signed_in_and_expired().await;
     let client = signed_in_client(&mock, store.clone(), provider.clone());
     let created = client
         .create_session()
@@ -537,17 +581,7 @@ async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotati
         let session = call.await.expect("task").expect("every call succeeds");
         assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
     }
-    assert_eq!(
-        store.saves.load(Ordering::SeqCst),
-        1,
-        "one refresh for 25 waiting calls"
-    );
-    let kept = store.load().unwrap().expect("kept");
-    assert_ne!(
-        secret(&kept.refresh_token),
-        secret(&original.refresh_token),
-        "the rotated refresh token was saved"
-    );
+    let kept = refreshed_once_and_rotated(&store, &original, "one refresh for 25 waiting calls");
     assert!(
         kept.access_token_valid_for()
             .is_some_and(|left| left > Duration::from_secs(60))
@@ -558,11 +592,7 @@ async fn an_expired_access_token_is_refreshed_once_for_many_calls_and_the_rotati
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_calling_the_service()
 {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let original = signed_in(&mock, &provider).await;
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(original.clone())).unwrap();
+    let (mock, provider, original, store) = signed_in_and_expired().await;
     // The service is elsewhere, and counts what reaches it: nothing should.
     let api = wiremock::MockServer::start().await;
     let client = Client::builder()
@@ -587,21 +617,11 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
         "every caller has the one refreshed token"
     );
     assert_ne!(tokens[0], secret(&original.access_token), "refreshed");
-    assert_eq!(
-        store.saves.load(Ordering::SeqCst),
-        1,
-        "one refresh for 25 callers"
-    );
-    let kept = store.load().unwrap().expect("kept");
+    let kept = refreshed_once_and_rotated(&store, &original, "one refresh for 25 callers");
     assert_eq!(
         secret(&kept.access_token),
         tokens[0],
         "the new token is kept"
-    );
-    assert_ne!(
-        secret(&kept.refresh_token),
-        secret(&original.refresh_token),
-        "the rotated refresh token was saved"
     );
     // Fresh now: asking again refreshes nothing.
     let again = client.access_token().await.expect("a token");
@@ -613,25 +633,18 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
     );
 
     // The token is Lena's: the service accepts it on its own.
-    let session = Client::builder()
+    let with_the_token = Client::builder()
         .base_url(mock.base_url())
         .bearer_token(tokens[0].clone())
         .build()
-        .expect("client")
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("created with the token");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+        .expect("client");
+    creates_as_lena(&with_the_token, "created with the token").await;
     mock.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let signed_in = signed_in(&mock, &provider).await;
+    let (mock, provider, signed_in) = lena_signed_in().await;
     // The access token is revoked behind the client's back; the refresh token still works.
     let revoked = reqwest::Client::new()
         .post(format!("{}/protocol/openid-connect/revoke", mock.issuer()))
@@ -644,25 +657,16 @@ async fn a_401_from_the_service_triggers_one_refresh_not_a_loop() {
         .await
         .expect("revoke");
     assert_eq!(revoked.status(), StatusCode::OK);
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&signed_in).unwrap();
+    let store = CountingStore::holding(&signed_in);
     let client = signed_in_client(&mock, store.clone(), provider);
-    let session = client
-        .create_session()
-        .body(create_request())
-        .call()
-        .await
-        .expect("refreshed once after the 401, then created");
-    assert_eq!(session.created_by_name.as_deref(), Some(USER_NAME));
+    creates_as_lena(&client, "refreshed once after the 401, then created").await;
     assert_eq!(store.saves.load(Ordering::SeqCst), 1);
     mock.shutdown().await;
 }
 
 #[tokio::test]
 async fn signing_out_revokes_the_refresh_token_and_calls_then_need_a_new_sign_in() {
-    let mock = start_mock().await;
-    let provider = provider_of(&mock);
-    let signed_in = signed_in(&mock, &provider).await;
+    let (mock, provider, signed_in) = lena_signed_in().await;
     sign_out(&provider, &signed_in).await.expect("signed out");
 
     // The identity provider refuses the refresh token from now on.
@@ -680,8 +684,7 @@ async fn signing_out_revokes_the_refresh_token_and_calls_then_need_a_new_sign_in
     let body: Value = refreshed.json().await.expect("json");
     assert_eq!(body["error"], "invalid_grant");
 
-    let store = Arc::new(CountingStore::default());
-    store.inner.save(&expired(signed_in)).unwrap();
+    let store = CountingStore::holding(&expired(signed_in));
     let client = signed_in_client(&mock, store.clone(), provider);
     for _ in 0..3 {
         let error = client
@@ -807,9 +810,7 @@ async fn sign_in_with_id_token(
 ) -> Result<StoredSignIn, SignInError> {
     let (server, issuer) = hostile_provider(key).await;
     let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
-    let pending = SignIn::start(&provider, SignInOptions::default())
-        .await
-        .expect("starts");
+    let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
     let parameter = |name: &str| {
         url.query_pairs()
@@ -849,10 +850,16 @@ async fn id_tokens_with_a_wrong_nonce_audience_issuer_algorithm_signature_or_age
             "preferred_username": "tp", "nonce": nonce, "iat": now(), "exp": now() + 300,
         })
     };
-    let with = |nonce: &str, issuer: &str, change: &dyn Fn(&mut Value)| {
-        let mut claims = claims(nonce, issuer);
-        change(&mut claims);
-        claims
+    // Makes the ID token for a sign-in's nonce and issuer.
+    type IdToken<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
+    // An ID token signed as the provider would, but for what `change` does to its claims.
+    let claims_changed = |change: fn(&mut Value)| -> IdToken<'_> {
+        let (key, claims) = (&key, &claims);
+        Box::new(move |nonce, issuer| {
+            let mut claims = claims(nonce, issuer);
+            change(&mut claims);
+            sign(key, "kid-1", &claims)
+        })
     };
 
     let good = sign_in_with_id_token(&key, &|n, i| sign(&key, "kid-1", &claims(n, i))).await;
@@ -861,70 +868,40 @@ async fn id_tokens_with_a_wrong_nonce_audience_issuer_algorithm_signature_or_age
         "Test Person"
     );
 
-    type Case<'a> = (&'a str, Box<dyn Fn(&str, &str) -> String + 'a>, &'a str);
+    type Case<'a> = (&'a str, IdToken<'a>, &'a str);
     let cases: Vec<Case> = vec![
         (
             "wrong nonce",
-            Box::new(|_, i| sign(&key, "kid-1", &claims("another-sign-in", i))),
+            claims_changed(|c| c["nonce"] = json!("another-sign-in")),
             "nonce",
         ),
         (
             "no nonce",
-            Box::new(|n, i| {
-                sign(
-                    &key,
-                    "kid-1",
-                    &with(n, i, &|c| {
-                        c.as_object_mut().unwrap().shift_remove("nonce");
-                    }),
-                )
+            claims_changed(|c| {
+                c.as_object_mut().unwrap().shift_remove("nonce");
             }),
             "nonce",
         ),
         (
             "another audience",
-            Box::new(|n, i| {
-                sign(
-                    &key,
-                    "kid-1",
-                    &with(n, i, &|c| c["aud"] = json!("other-app")),
-                )
-            }),
+            claims_changed(|c| c["aud"] = json!("other-app")),
             "aud",
         ),
         (
             "another issuer",
-            Box::new(|n, i| {
-                sign(
-                    &key,
-                    "kid-1",
-                    &with(n, i, &|c| c["iss"] = json!("https://evil.example/realms/t")),
-                )
-            }),
+            claims_changed(|c| c["iss"] = json!("https://evil.example/realms/t")),
             "iss",
         ),
         (
             "expired",
-            Box::new(|n, i| {
-                sign(
-                    &key,
-                    "kid-1",
-                    &with(n, i, &|c| c["exp"] = json!(now() - 3600)),
-                )
-            }),
+            claims_changed(|c| c["exp"] = json!(now() - 3600)),
             "expired",
         ),
         (
             "another party (azp)",
-            Box::new(|n, i| {
-                sign(
-                    &key,
-                    "kid-1",
-                    &with(n, i, &|c| {
-                        c["aud"] = json!([CLIENT_ID, "other"]);
-                        c["azp"] = json!("other");
-                    }),
-                )
+            claims_changed(|c| {
+                c["aud"] = json!([CLIENT_ID, "other"]);
+                c["azp"] = json!("other");
             }),
             "azp",
         ),
@@ -1106,9 +1083,7 @@ async fn a_redirect_naming_another_issuer_or_none_it_promised_is_refused() {
         ),
         ("no iss although promised", None),
     ] {
-        let pending = SignIn::start(&provider, SignInOptions::default())
-            .await
-            .expect("starts");
+        let pending = started(&provider).await;
         let url = pending.authorization_url().clone();
         let state = url
             .query_pairs()
