@@ -53,6 +53,7 @@
 //! event carries a token, a secret, a body or a query value (errors show URLs with the names of
 //! their query parameters only).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -208,23 +209,31 @@ impl ClientHooks<ClientState> for Client {
             status = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
-        let started = Instant::now();
         let mut record = CallRecord::default();
         if let Some(error) = path_mismatch(&request, meta, operation)
             .or_else(|| crate::limits::violation(&request, operation))
         {
             return Ok(carrier(error));
         }
-        let outcome = self
-            .execute_with_policy(request, meta, operation, &mut record)
-            .instrument(span.clone())
-            .await;
-        // Recorded once, at the end: some subscribers append a field recorded twice.
-        span.record("attempt", record.attempts);
-        if let Some(status) = record.status {
-            span.record("status", status);
-        }
-        span.record("duration_ms", started.elapsed().as_millis() as u64);
+        // With no subscriber interested in the span, entering and leaving it on every poll and
+        // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
+        let outcome = if span.is_disabled() {
+            self.execute_with_policy(request, meta, operation, &mut record)
+                .await
+        } else {
+            let started = Instant::now();
+            let outcome = self
+                .execute_with_policy(request, meta, operation, &mut record)
+                .instrument(span.clone())
+                .await;
+            // Recorded once, at the end: some subscribers append a field recorded twice.
+            span.record("attempt", record.attempts);
+            if let Some(status) = record.status {
+                span.record("status", status);
+            }
+            span.record("duration_ms", started.elapsed().as_millis() as u64);
+            outcome
+        };
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
@@ -622,11 +631,23 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 /// as the service's routing does). The generated code calls this for every path parameter.
 // The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
 #[allow(clippy::result_large_err)]
-pub(crate) fn path_segment<E>(
+pub(crate) fn path_segment<'v, E>(
     parameter: &'static str,
-    value: &str,
+    value: &'v str,
     reserved: &[&str],
-) -> Result<String, progenitor_client::Error<E>> {
+) -> Result<Cow<'v, str>, progenitor_client::Error<E>> {
+    // The common case (a UUID, a plain id) in one pass over the bytes, borrowed as it is:
+    // every byte unreserved means nothing to encode and no `/`, `\`, `%` or control character.
+    if !value.is_empty()
+        && value != "."
+        && value != ".."
+        && value.bytes().all(is_unreserved)
+        && !reserved
+            .iter()
+            .any(|literal| literal.eq_ignore_ascii_case(value))
+    {
+        return Ok(Cow::Borrowed(value));
+    }
     let problem = if value.is_empty() {
         Some("is empty".to_string())
     } else if value == "." || value == ".." {
@@ -652,12 +673,19 @@ pub(crate) fn path_segment<E>(
             })
     };
     match problem {
-        None => Ok(utf8_percent_encode(value, PATH_SEGMENT).to_string()),
+        None => Ok(Cow::Owned(
+            utf8_percent_encode(value, PATH_SEGMENT).to_string(),
+        )),
         Some(problem) => Err(progenitor_client::Error::InvalidRequest(format!(
             "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
              request was not sent"
         ))),
     }
+}
+
+/// RFC 3986's unreserved characters, which [`PATH_SEGMENT`] leaves as they are.
+fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
 }
 
 /// A success answer with no body: 204, or a `Content-Length` of zero.
@@ -695,18 +723,7 @@ fn path_mismatch(
     if meta.path.is_empty() {
         return None;
     }
-    // Compared from the end, segment by segment (the base URL may add a path stem in front),
-    // without allocating: this runs on every call.
-    let mut actual = request.url().path().rsplit('/');
-    let fits = meta
-        .path
-        .trim_start_matches('/')
-        .rsplit('/')
-        .all(|expected| match actual.next() {
-            Some(got) if expected.starts_with('{') => !got.is_empty(),
-            Some(got) => got == expected,
-            None => false,
-        });
+    let fits = fits_template(request.url().path(), meta.path);
     (!fits).then(|| Error::InvalidRequest {
         operation: Some(operation),
         message: format!(
@@ -716,6 +733,41 @@ fn path_mismatch(
             meta.path
         ),
     })
+}
+
+/// Whether `path` ends with the segments of `template`, compared from the end, segment by
+/// segment (the base URL may add a path stem in front): a `{parameter}` segment matches any
+/// non-empty segment, a literal one itself. Over bytes, without allocating: this runs on every
+/// call.
+fn fits_template(path: &str, template: &str) -> bool {
+    let mut actual = Some(path.as_bytes());
+    let mut expected = Some(template.trim_start_matches('/').as_bytes());
+    while let Some(expected_rest) = expected {
+        let Some(actual_rest) = actual else {
+            return false;
+        };
+        let (expected_before, wanted) = split_last_segment(expected_rest);
+        let (actual_before, got) = split_last_segment(actual_rest);
+        let matches = if wanted.first() == Some(&b'{') {
+            !got.is_empty()
+        } else {
+            got == wanted
+        };
+        if !matches {
+            return false;
+        }
+        expected = expected_before;
+        actual = actual_before;
+    }
+    true
+}
+
+/// The part before the last `/` (`None` without one) and the segment after it.
+fn split_last_segment(path: &[u8]) -> (Option<&[u8]>, &[u8]) {
+    match path.iter().rposition(|&byte| byte == b'/') {
+        Some(slash) => (Some(&path[..slash]), &path[slash + 1..]),
+        None => (None, path),
+    }
 }
 
 /// A copy of `request` to send while the original is kept for another attempt; `None` when its
@@ -758,4 +810,65 @@ async fn read_api_error(operation: &'static str, mut response: reqwest::Response
         headers,
         body.freeze(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Segment<'v> = Result<Cow<'v, str>, progenitor_client::Error<()>>;
+
+    #[test]
+    fn plain_ids_pass_as_they_are_and_others_are_encoded_or_refused() {
+        let uuid = "6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e";
+        let segment: Segment = path_segment("session_id", uuid, &[]);
+        assert!(matches!(segment, Ok(Cow::Borrowed(s)) if s == uuid));
+        let segment: Segment = path_segment("id", "v1.2..3", &[]);
+        assert!(matches!(segment, Ok(Cow::Borrowed("v1.2..3"))));
+        let segment: Segment = path_segment("id", "a b+ü", &[]);
+        assert_eq!(segment.unwrap(), "a%20b%2B%C3%BC");
+        for refused in ["", ".", "..", "a/b", "a\\b", "a%2e", "a\nb"] {
+            let segment: Segment = path_segment("id", refused, &[]);
+            assert!(
+                matches!(segment, Err(progenitor_client::Error::InvalidRequest(_))),
+                "{refused:?}"
+            );
+        }
+        let segment: Segment =
+            path_segment("account_statement_id", "Transactions", &["transactions"]);
+        assert!(matches!(
+            segment,
+            Err(progenitor_client::Error::InvalidRequest(m)) if m.contains("literal segment `transactions`")
+        ));
+    }
+
+    #[test]
+    fn a_path_fits_its_template_from_the_end_only_with_every_segment_in_place() {
+        let template = "/v1/sessions/{sessionId}/attachments/{attachmentId}/content";
+        assert!(fits_template(
+            "/v1/sessions/s1/attachments/a1/content",
+            template
+        ));
+        // A path stem from the base URL in front.
+        assert!(fits_template(
+            "/api/v1/sessions/s1/attachments/a1/content",
+            template
+        ));
+        // An id `..` resolved away, an empty id, a literal replaced, a path too short.
+        assert!(!fits_template("/v1/sessions/s1/content", template));
+        assert!(!fits_template(
+            "/v1/sessions/s1/attachments//content",
+            template
+        ));
+        assert!(!fits_template(
+            "/v1/sessions/s1/images/a1/content",
+            template
+        ));
+        assert!(!fits_template(
+            "/sessions/s1/attachments/a1/content",
+            template
+        ));
+        assert!(fits_template("/v1/sessions", "/v1/sessions"));
+        assert!(!fits_template("/v1/sessions/", "/v1/sessions"));
+    }
 }
