@@ -6,7 +6,7 @@ use std::process::Output;
 use creditdata_mock::MockServer;
 use serde_json::Value;
 
-use crate::common::{command, create_session, mock};
+use crate::common::{command, control, create_session, mock};
 
 /// Runs `creditdata` with `args` in `dir`, with exactly these `CREDITDATA_*` variables.
 async fn creditdata(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
@@ -91,21 +91,6 @@ impl Shell {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
     }
-}
-
-async fn control(mock: &MockServer, id: &str, action: &str) {
-    let url = format!("{}/_mock/sessions/{id}/{action}", mock.base_url());
-    let response = reqwest::Client::new()
-        .post(&url)
-        .header(creditdata_mock::CONTROL_HEADER, "1")
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        response.status().is_success(),
-        "{url}: {}",
-        response.status()
-    );
 }
 
 #[tokio::test]

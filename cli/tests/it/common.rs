@@ -60,3 +60,20 @@ pub async fn mock_with(config: MockConfig) -> MockServer {
 pub fn create_session<'a>(email: &'a str, query: &'a str) -> [&'a str; 6] {
     ["sessions", "create", "--email", email, "--query", query]
 }
+
+/// Acts for the customer or the clock through the mock's control endpoint
+/// (`/_mock/sessions/ID/ACTION`: `complete`, `expire`, ...).
+pub async fn control(mock: &MockServer, id: &str, action: &str) {
+    let url = format!("{}/_mock/sessions/{id}/{action}", mock.base_url());
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header(creditdata_mock::CONTROL_HEADER, "1")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
+}

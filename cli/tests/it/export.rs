@@ -13,7 +13,7 @@ use creditdata_mock::{MockConfig, MockServer};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::common::command;
+use crate::common::{command, control};
 
 async fn mock_with(realism: Realism) -> MockServer {
     MockServer::start(MockConfig {
@@ -84,14 +84,7 @@ async fn completed_sessions(mock: &MockServer, dir: &Path, count: usize) -> Vec<
         assert_status(&created, 0);
         let created: Value = serde_json::from_slice(&created.stdout).unwrap();
         let id = created["id"].as_str().unwrap().to_string();
-        let url = format!("{}/_mock/sessions/{id}/complete", mock.base_url());
-        let response = reqwest::Client::new()
-            .post(&url)
-            .header(creditdata_mock::CONTROL_HEADER, "1")
-            .send()
-            .await
-            .unwrap();
-        assert!(response.status().is_success(), "{url}");
+        control(mock, &id, "complete").await;
         ids.push(id);
     }
     let waiting = creditdata(

@@ -161,21 +161,8 @@ async fn a_caller_that_asks_during_a_pause_does_not_pass_one_already_waiting() {
 async fn every_attempt_of_every_call_is_admitted_and_clones_share_the_limiter() {
     let server = MockServer::start().await;
     let id = session_id();
-    Mock::given(method("GET"))
-        .and(path(session_path(id)))
-        .respond_with(ResponseTemplate::new(503))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    mount_session(&server, id).await;
-    // A budget this test never exhausts: it counts, it does not wait.
-    let client = builder(&server)
-        .retry_policy(fast_retries(3))
-        .rate_limit(RateLimit::per_hour(100_000).burst(1_000))
-        .build()
-        .unwrap();
-    let clone = client.clone();
+    let (client, clone) =
+        limited_client_whose_first_answer_is(&server, id, ResponseTemplate::new(503)).await;
 
     client.get_session().session_id(id).call().await.unwrap();
     let limiter = client.rate_limiter().expect("a limiter");
@@ -193,20 +180,8 @@ async fn every_attempt_of_every_call_is_admitted_and_clones_share_the_limiter() 
 async fn a_429_from_the_service_slows_the_limiter_of_every_clone() {
     let server = MockServer::start().await;
     let id = session_id();
-    Mock::given(method("GET"))
-        .and(path(session_path(id)))
-        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "0"))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    mount_session(&server, id).await;
-    let client = builder(&server)
-        .retry_policy(fast_retries(3))
-        .rate_limit(RateLimit::per_hour(100_000).burst(1_000))
-        .build()
-        .unwrap();
-    let clone = client.clone();
+    let first = ResponseTemplate::new(429).insert_header("Retry-After", "0");
+    let (client, clone) = limited_client_whose_first_answer_is(&server, id, first).await;
 
     client.get_session().session_id(id).call().await.unwrap();
     let status = clone.rate_limiter().unwrap().status();
@@ -250,4 +225,29 @@ fn the_rate_limit_comes_from_the_environment_and_nonsense_is_refused() {
         error.contains("CREDITDATA_RATE_LIMIT") && error.contains("N/s"),
         "{error}"
     );
+}
+
+/// A client with retries and a rate limit (a budget the tests never exhaust: they count, they
+/// do not wait) and a clone of it, against a service whose first answer for session `id` is
+/// `first` and every later one the session.
+async fn limited_client_whose_first_answer_is(
+    server: &MockServer,
+    id: uuid::Uuid,
+    first: ResponseTemplate,
+) -> (creditdata_client::Client, creditdata_client::Client) {
+    Mock::given(method("GET"))
+        .and(path(session_path(id)))
+        .respond_with(first)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(server)
+        .await;
+    mount_session(server, id).await;
+    let client = builder(server)
+        .retry_policy(fast_retries(3))
+        .rate_limit(RateLimit::per_hour(100_000).burst(1_000))
+        .build()
+        .unwrap();
+    let clone = client.clone();
+    (client, clone)
 }
