@@ -190,8 +190,8 @@ mod tests {
         let e = skipping(&["lint"]).unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown step \"lint\"; steps are: fmt, clippy, check, test, conformance, \
-             quickstart, consumer-app"
+            "unknown step \"lint\"; steps are: fmt, clippy, client-minimal, check, test, \
+             conformance, quickstart, consumer-app"
         );
     }
 }
