@@ -24,6 +24,7 @@ use std::time::Duration;
 use crate::Client;
 use crate::auth::{Authenticator, ClientAuthStyle, Credentials, TokenEndpoint};
 use crate::error::Error;
+#[cfg(feature = "rate-limit")]
 use crate::rate_limit::{RateLimit, RateLimiter};
 use crate::retry::RetryPolicy;
 use crate::runtime::ClientState;
@@ -282,13 +283,15 @@ pub struct ClientBuilder {
     http_client: Option<reqwest::Client>,
     identity_provider_http: Option<IdentityHttpSettings>,
     max_response_body: u64,
+    #[cfg(feature = "rate-limit")]
     rate_limiter: Option<RateLimiter>,
 }
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Credentials print redacted (their own Debug).
-        f.debug_struct("ClientBuilder")
+        let mut shown = f.debug_struct("ClientBuilder");
+        shown
             .field("environment", &self.environment)
             .field("credentials", &self.credentials)
             .field("client_auth_style", &self.client_auth_style)
@@ -299,16 +302,17 @@ impl fmt::Debug for ClientBuilder {
             .field("read_timeout", &self.read_timeout)
             .field("retry", &self.retry)
             .field("max_response_body", &self.max_response_body)
-            .field(
-                "rate_limit",
-                &self.rate_limiter.as_ref().map(RateLimiter::limit),
-            )
             .field("http_client", &self.http_client.is_some())
             .field(
                 "identity_provider_http",
                 &self.identity_provider_http.is_some(),
-            )
-            .finish_non_exhaustive()
+            );
+        #[cfg(feature = "rate-limit")]
+        shown.field(
+            "rate_limit",
+            &self.rate_limiter.as_ref().map(RateLimiter::limit),
+        );
+        shown.finish_non_exhaustive()
     }
 }
 
@@ -328,6 +332,7 @@ impl Default for ClientBuilder {
             http_client: None,
             identity_provider_http: None,
             max_response_body: DEFAULT_MAX_RESPONSE_BODY,
+            #[cfg(feature = "rate-limit")]
             rate_limiter: None,
         }
     }
@@ -414,10 +419,23 @@ impl ClientBuilder {
             });
         }
         if let Some(limit) = var("CREDITDATA_RATE_LIMIT") {
-            let limit: RateLimit = limit
-                .parse()
-                .map_err(|e| Error::Config(format!("CREDITDATA_RATE_LIMIT: {e}")))?;
-            builder = builder.rate_limit(limit);
+            #[cfg(feature = "rate-limit")]
+            {
+                let limit: RateLimit = limit
+                    .parse()
+                    .map_err(|e| Error::Config(format!("CREDITDATA_RATE_LIMIT: {e}")))?;
+                builder = builder.rate_limit(limit);
+            }
+            // A limit asked for and silently not kept would end in the service's 429s.
+            #[cfg(not(feature = "rate-limit"))]
+            {
+                let _ = limit;
+                return Err(Error::Config(
+                    "CREDITDATA_RATE_LIMIT is set, but creditdata-client was built without its \
+                     `rate-limit` feature: enable the feature or unset the variable"
+                        .to_string(),
+                ));
+            }
         }
         if let Some(scopes) = var("CREDITDATA_SCOPES") {
             builder.scopes = Some(
@@ -578,6 +596,7 @@ impl ClientBuilder {
         self
     }
 
+    #[cfg(feature = "rate-limit")]
     /// Paces the client's requests to the service: every attempt of every call (retries, the
     /// retry after a 401 and downloads included) waits for its turn, in the order the calls
     /// asked; the client's clones share the budget; a `429` answer holds every clone back for
@@ -597,6 +616,7 @@ impl ClientBuilder {
         self
     }
 
+    #[cfg(feature = "rate-limit")]
     /// Shares `limiter` with other clients (built with other credentials or settings): all of
     /// them together keep its pace. Each builder call of [`rate_limit`](Self::rate_limit)
     /// makes a new limiter; clones of one client share theirs without this.
@@ -689,8 +709,9 @@ impl ClientBuilder {
             self.request_timeout,
             self.max_response_body,
             origin,
-        )
-        .with_rate_limiter(self.rate_limiter);
+        );
+        #[cfg(feature = "rate-limit")]
+        let state = state.with_rate_limiter(self.rate_limiter);
         Ok(Client::new_with_client(&base_url, http, state))
     }
 }

@@ -46,7 +46,9 @@
 //!   single plain path component: it can never point outside the directory it is joined to.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "downloads")]
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -56,10 +58,13 @@ use futures::Stream;
 use progenitor_client::{ByteStream, ResponseValue};
 use reqwest::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
+#[cfg(feature = "downloads")]
 use uuid::Uuid;
 
+#[cfg(feature = "downloads")]
+use crate::Client;
 use crate::operation::Operation;
-use crate::{Client, Error, Result};
+use crate::{Error, Result};
 
 /// How far a download has got, as passed to a [`Download::on_progress`] callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,6 +202,7 @@ impl Download {
         Ok(body.received)
     }
 
+    #[cfg(feature = "downloads")]
     /// Writes the body to `path`, atomically (see the [module documentation](self)): `path`
     /// either keeps its previous content (or stays absent) or holds the complete, verified body.
     /// An existing file at `path` is replaced. The directory must exist.
@@ -213,6 +219,7 @@ impl Download {
         })
     }
 
+    #[cfg(feature = "downloads")]
     /// Saves into directory `dir` under the server's suggested (sanitised) file name, or
     /// `fallback_name` (also sanitised) when the server suggested none. As with
     /// [`save`](Download::save), an existing file of that name is replaced.
@@ -333,6 +340,7 @@ impl Stream for BodyStream {
     }
 }
 
+#[cfg(feature = "downloads")]
 /// A file written by [`Download::save`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedFile {
@@ -346,6 +354,7 @@ pub struct SavedFile {
     pub file_name: Option<String>,
 }
 
+#[cfg(feature = "downloads")]
 /// Writes `body` to a temporary file next to `target`, syncs it and renames it over `target`.
 /// The temporary file is removed on every failure (and when the future is dropped).
 pub(crate) async fn write_atomically<S>(target: &Path, mut body: S) -> Result<u64>
@@ -404,6 +413,7 @@ where
     Ok(written)
 }
 
+#[cfg(feature = "downloads")]
 /// Makes the rename durable. Best effort: the file is complete and in place whatever happens.
 async fn sync_directory(dir: PathBuf) {
     #[cfg(unix)]
@@ -652,6 +662,7 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
         }
     }
 
+    #[cfg(feature = "downloads")]
     /// Sends the request and saves the body to `path` ([`Download::save`]: atomic,
     /// length-checked, nothing left behind on failure).
     fn download_to(
@@ -668,6 +679,7 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
 
 impl<O: Operation<Output = ByteStream>> DownloadExt for O {}
 
+#[cfg(feature = "downloads")]
 /// One-call downloads to a file (atomic, length-checked; see the [module documentation](self)).
 /// For progress reporting, the content type or the server's file name before saving, use
 /// [`DownloadExt::download`] on the generated builder instead.

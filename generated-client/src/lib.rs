@@ -21,12 +21,12 @@
 //!   ([`operation::Operation::call`]);
 //! - [`limits`]: the request limits of the description the generated types cannot hold
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
-//! - [`rate_limit`]: [`ClientBuilder::rate_limit`], a limiter shared by a client's clones that
-//!   slows down on `429` and recovers;
+//! - `rate_limit` (feature `rate-limit`, on by default): `ClientBuilder::rate_limit`, a limiter
+//!   shared by a client's clones that slows down on `429` and recovers;
 //! - [`session_datasets`]: every JSON dataset of a session at once, concurrently
 //!   ([`Client::session_datasets`]);
-//! - [`paging`]: the session search as a `Stream`; [`download`]: files streamed to disk;
-//!   [`statement`]: TSV statements as rows; [`source_file`]: Base64 contents decoded;
+//! - [`paging`]: the session search as a `Stream`; [`download`]: bodies streamed, and to disk
+//!   atomically (feature `downloads`); `statement` (feature `statements`): TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
 //!
 //! # Security
@@ -79,7 +79,7 @@
 //! | a JSON success body | [`ClientBuilder::max_response_body`] ([`Error::ResponseTooLarge`]; refused unread when `Content-Length` is larger) | [`config::DEFAULT_MAX_RESPONSE_BODY`] = 128 MiB |
 //! | a token or discovery answer | the smaller of the above and [`auth::MAX_IDENTITY_PROVIDER_BODY`] | 1 MiB |
 //! | an error body kept | [`error::MAX_ERROR_BODY`] | 64 KiB |
-//! | a TSV statement row | [`statement::MAX_ROW_BYTES`], [`statement::MAX_FIELDS`] | 1 MiB, 16384 fields |
+//! | a TSV statement row (feature `statements`) | `statement::MAX_ROW_BYTES`, `statement::MAX_FIELDS` | 1 MiB, 16384 fields |
 //! | a download | streamed in constant memory, length checked against `Content-Length` | no size limit |
 //! | a token's lifetime | [`auth::MAX_TOKEN_LIFETIME`] (`expires_in` of 0 or none: used once) | 24 h |
 //! | waiting for the customer | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
@@ -129,6 +129,7 @@ mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;
+#[cfg(feature = "rate-limit")]
 pub mod rate_limit;
 pub mod retry;
 pub mod runtime;
@@ -136,6 +137,7 @@ pub mod session_datasets;
 #[cfg(feature = "sign-in")]
 pub mod sign_in;
 pub mod source_file;
+#[cfg(feature = "statements")]
 pub mod statement;
 mod urls;
 pub mod wait;

@@ -70,6 +70,7 @@ use crate::auth::{AccessToken, Authenticator};
 use crate::body_limits::{DEFAULT_MAX_RESPONSE_BODY, limit_body};
 use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
+#[cfg(feature = "rate-limit")]
 use crate::rate_limit::{Admission, RateLimiter};
 use crate::retry::{self, RetryPolicy, Retryable};
 use crate::urls::{redact_url, same_origin, shown_location};
@@ -93,18 +94,21 @@ pub(crate) struct StateInner {
     /// The service's base URL, whose origin every answer must come from (`None`: not checked).
     pub(crate) origin: Option<reqwest::Url>,
     /// Paces every attempt, shared by the client's clones ([`crate::rate_limit`]).
+    #[cfg(feature = "rate-limit")]
     pub(crate) rate_limiter: Option<RateLimiter>,
 }
 
 impl fmt::Debug for ClientState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientState")
+        let mut shown = f.debug_struct("ClientState");
+        shown
             .field("auth", &self.inner.auth)
             .field("retry", &self.inner.retry)
             .field("request_timeout", &self.inner.request_timeout)
-            .field("max_response_body", &self.inner.max_response_body)
-            .field("rate_limiter", &self.inner.rate_limiter)
-            .finish()
+            .field("max_response_body", &self.inner.max_response_body);
+        #[cfg(feature = "rate-limit")]
+        shown.field("rate_limiter", &self.inner.rate_limiter);
+        shown.finish()
     }
 }
 
@@ -123,11 +127,13 @@ impl ClientState {
                 request_timeout,
                 max_response_body,
                 origin,
+                #[cfg(feature = "rate-limit")]
                 rate_limiter: None,
             }),
         }
     }
 
+    #[cfg(feature = "rate-limit")]
     /// The same state with `limiter` pacing every attempt. Only for a state no clone has seen
     /// yet (the builder's): a shared one is left as it is.
     pub(crate) fn with_rate_limiter(mut self, limiter: Option<RateLimiter>) -> Self {
@@ -137,6 +143,7 @@ impl ClientState {
         self
     }
 
+    #[cfg(feature = "rate-limit")]
     /// The rate limiter every attempt waits for, when one is configured.
     pub fn rate_limiter(&self) -> Option<&RateLimiter> {
         self.inner.rate_limiter.as_ref()
@@ -316,6 +323,7 @@ impl Client {
             counted += 1;
             record.attempts = attempts;
             // Before the token: a long wait for the budget must not outlast the token.
+            #[cfg(feature = "rate-limit")]
             let admission = match &state.rate_limiter {
                 // Boxed: the common path (no limiter) keeps a small future.
                 Some(limiter) => Some(Box::pin(limiter.acquire()).await),
@@ -385,6 +393,7 @@ impl Client {
             let outcome = self
                 .attempt(this_try, meta, operation, attempts, token, record)
                 .await;
+            #[cfg(feature = "rate-limit")]
             if let Some(admission) = admission {
                 report_throttling(state.rate_limiter.as_ref(), admission, &outcome);
             }
@@ -416,6 +425,7 @@ impl Client {
     }
 }
 
+#[cfg(feature = "rate-limit")]
 /// Tells the rate limiter about a 429, so that every clone holds back and the rate drops.
 fn report_throttling(limiter: Option<&RateLimiter>, admission: Admission, outcome: &Attempt) {
     if let (Some(limiter), Attempt::Failed(Error::Api(api), _)) = (limiter, outcome)

@@ -59,6 +59,22 @@ fn steps() -> Vec<Step> {
                 "warnings",
             ]),
         },
+        // The client with every optional feature left out (static tokens, no statements, no
+        // saved files, no rate limiter): the library alone, warnings denied. The workspace
+        // build above unifies features, so it cannot see a gate that breaks this one.
+        Step {
+            name: "client-minimal",
+            run: cargo(&[
+                "clippy",
+                "-p",
+                "creditdata-client",
+                "--no-default-features",
+                "--lib",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        },
         Step {
             name: "check",
             run: Box::new(|| regen::check(&regen::CheckArgs::default())),
@@ -174,8 +190,8 @@ mod tests {
         let e = skipping(&["lint"]).unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown step \"lint\"; steps are: fmt, clippy, check, test, conformance, \
-             quickstart, consumer-app"
+            "unknown step \"lint\"; steps are: fmt, clippy, client-minimal, check, test, \
+             conformance, quickstart, consumer-app"
         );
     }
 }
