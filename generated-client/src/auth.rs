@@ -43,12 +43,22 @@
 //!   [`AuthErrorKind::Unavailable`] whatever their body (an RFC 6749 error, another JSON
 //!   document, nothing), so calls retry them within their retry policy.
 //!
+//! Client credentials need the `oauth2` feature (on by default, and implied by `sign-in`).
+//! Without it only a static bearer token authenticates: client credentials given to the
+//! builder, or through `CREDITDATA_CLIENT_ID` and its companions, are an
+//! [`Error::Config`](crate::Error::Config) naming the feature, never silently dropped.
+//!
 //! When the service answers 401, the runtime asks for a replacement of the refused token; if
 //! another call already replaced it, the replacement is used without a new request.
 //!
 //! Secrets (the client secret, the static token, access tokens) are kept in [`SecretString`]s,
 //! print as `[redacted]` in `Debug`, are marked sensitive in the `Authorization` header, and
 //! never appear in errors or logs.
+
+// Without `oauth2` the token source (its cache, discovery, the identity provider's answers
+// classified) stays compiled, one code path for every build, but no credentials reach it: the
+// builder refuses client credentials in such a build.
+#![cfg_attr(not(feature = "oauth2"), allow(dead_code))]
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -62,6 +72,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::body_limits::{LimitedReadError, read_limited};
+#[cfg(feature = "oauth2")]
 use crate::identity_http::{OAuthHttp, oauth_error};
 use crate::urls::{redact_reqwest, shown_location, validate_identity_provider_url};
 
@@ -72,7 +83,8 @@ pub enum Credentials {
     /// A bearer token obtained elsewhere; sent as is and never refreshed (a 401 is returned to
     /// the caller).
     BearerToken(SecretString),
-    /// OAuth2 client credentials.
+    /// OAuth2 client credentials. Feature `oauth2`: without it
+    /// [`ClientBuilder::build`](crate::ClientBuilder::build) refuses them.
     ClientCredentials(ClientCredentials),
     /// A person signed in ([`crate::sign_in`]): their access token, refreshed with their
     /// refresh token, the rotated tokens kept in their [`TokenStore`](crate::sign_in::TokenStore).
@@ -559,7 +571,15 @@ impl TokenSource {
         after_rejection: bool,
     ) -> Result<(AccessToken, Option<Duration>), AuthError> {
         match &self.grant {
+            #[cfg(feature = "oauth2")]
             Grant::ClientCredentials(credentials) => self.request_token(credentials, state).await,
+            // `ClientBuilder::build` refuses client credentials in such a build; this is for any
+            // path around it, which must fail rather than send calls unauthenticated.
+            #[cfg(not(feature = "oauth2"))]
+            Grant::ClientCredentials(_) => Err(AuthError::new(
+                AuthErrorKind::InvalidRequest,
+                crate::config::WITHOUT_OAUTH2.to_string(),
+            )),
             #[cfg(feature = "sign-in")]
             Grant::SignedIn(user) => user.token(after_rejection).await,
         }
@@ -634,7 +654,10 @@ impl TokenSource {
         validate_identity_provider_url("its token_endpoint", endpoint).map_err(discovery_error)?;
         Ok(endpoint.trim().to_string())
     }
+}
 
+#[cfg(feature = "oauth2")]
+impl TokenSource {
     /// A token and its lifetime (`expires_in`, when the response has one): the client
     /// credentials grant (RFC 6749 §4.4), sent by the `oauth2` crate through the identity
     /// provider's HTTP function ([`crate::identity_http`]).

@@ -267,6 +267,12 @@ type IdentityHttpSettings =
 /// call that needs a token waits for it.
 const DEFAULT_TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Why client credentials are refused in a build without the `oauth2` feature: refused rather
+/// than ignored, so calls never go out unauthenticated while the configuration says otherwise.
+pub(crate) const WITHOUT_OAUTH2: &str = "OAuth2 client credentials need creditdata-client's \
+    `oauth2` feature, which this build leaves out: enable the feature, or authenticate with a \
+    static bearer token (`Credentials::bearer`, CREDITDATA_TOKEN)";
+
 /// Configures and builds a [`Client`]. Start with [`Client::builder`] or
 /// [`ClientBuilder::from_env`]. Its `Debug` never shows a secret.
 #[derive(Clone)]
@@ -363,6 +369,8 @@ impl ClientBuilder {
     ///
     /// A static token wins over client credentials. A client id without a secret (or the
     /// reverse) is an error, as is a token URL without both. Empty variables count as unset.
+    /// Client credentials (with no `CREDITDATA_TOKEN`) in a build without the `oauth2` feature,
+    /// or `CREDITDATA_RATE_LIMIT` without `rate-limit`, are an error too.
     pub fn from_env() -> Result<ClientBuilder, Error> {
         ClientBuilder::from_env_with(|name| std::env::var(name).ok())
     }
@@ -407,6 +415,15 @@ impl ClientBuilder {
                 ));
             }
         };
+        // Calls sent unauthenticated while the variables say otherwise would fail far from here.
+        if !cfg!(feature = "oauth2")
+            && matches!(builder.credentials, Some(Credentials::ClientCredentials(_)))
+        {
+            return Err(Error::Config(format!(
+                "CREDITDATA_CLIENT_ID, CREDITDATA_CLIENT_SECRET and CREDITDATA_TOKEN_URL or \
+                 CREDITDATA_ISSUER are set: {WITHOUT_OAUTH2}"
+            )));
+        }
         if let Some(style) = var("CREDITDATA_CLIENT_AUTH") {
             builder.client_auth_style = Some(match style.trim().to_ascii_lowercase().as_str() {
                 "body" | "post" | "client_secret_post" => ClientAuthStyle::RequestBody,
@@ -486,7 +503,8 @@ impl ClientBuilder {
         self.credentials(Credentials::bearer(token))
     }
 
-    /// Shorthand for client credentials against a token endpoint URL.
+    /// Shorthand for client credentials against a token endpoint URL. Feature `oauth2`:
+    /// without it [`build`](Self::build) fails with [`Error::Config`].
     pub fn client_credentials(
         self,
         token_url: impl Into<String>,
@@ -663,6 +681,9 @@ impl ClientBuilder {
         };
         let mut credentials = self.credentials;
         if let Some(Credentials::ClientCredentials(cc)) = &mut credentials {
+            if !cfg!(feature = "oauth2") {
+                return Err(Error::Config(WITHOUT_OAUTH2.to_string()));
+            }
             if let Some(style) = self.client_auth_style {
                 cc.auth_style = style;
             }
@@ -719,6 +740,35 @@ impl ClientBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // `cargo test` builds with `oauth2` (the mock, a dev-dependency, enables the defaults): the
+    // refusal is the branch a `default-features = false` dependant gets.
+    #[test]
+    fn client_credentials_are_refused_not_ignored_without_the_oauth2_feature() {
+        let from_env = ClientBuilder::from_env_with(|name| match name {
+            "CREDITDATA_CLIENT_ID" => Some("an-id".into()),
+            "CREDITDATA_CLIENT_SECRET" => Some("sec-456".into()),
+            "CREDITDATA_TOKEN_URL" => Some("http://127.0.0.1:9/token".into()),
+            _ => None,
+        });
+        let built = ClientBuilder::default()
+            .client_credentials("http://127.0.0.1:9/token", "an-id", "sec-456")
+            .build();
+        let bearer = ClientBuilder::default().bearer_token("tok-123").build();
+        assert!(bearer.is_ok(), "{:?}", bearer.err());
+        if cfg!(feature = "oauth2") {
+            assert!(from_env.is_ok_and(|b| b.build().is_ok()));
+            assert!(built.is_ok(), "{:?}", built.err());
+        } else {
+            for refused in [from_env.map(|_| ()), built.map(|_| ())] {
+                let Err(Error::Config(message)) = refused else {
+                    panic!("client credentials accepted without the oauth2 feature")
+                };
+                assert!(message.contains("`oauth2` feature"), "{message}");
+                assert!(!message.contains("sec-456"), "{message}");
+            }
+        }
+    }
 
     #[test]
     fn environments_parse_and_custom_urls_are_validated() {

@@ -125,6 +125,7 @@ mod body_limits;
 pub mod config;
 pub mod download;
 pub mod error;
+#[cfg(feature = "oauth2")]
 mod identity_http;
 pub mod limits;
 pub mod operation;
