@@ -62,19 +62,12 @@ async fn a_token_is_reused_while_fresh_and_replaced_once_stale() {
     let server = MockServer::start().await;
     // One second of life: stale after 800 ms (a fifth of its lifetime before expiry; the unit
     // tests of `auth` check the margin itself with a paused clock).
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("short-lived", 1))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("long-lived", 300))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    mount_token_endpoint_answering(
+        &server,
+        token_response("short-lived", 1),
+        token_response("long-lived", 300),
+    )
+    .await;
     mount_session(&server, session_id()).await;
     let client = oauth_builder(&server).build().unwrap();
     let get = || client.get_session().session_id(session_id()).call();
@@ -106,19 +99,12 @@ async fn a_token_is_reused_while_fresh_and_replaced_once_stale() {
 #[tokio::test]
 async fn a_401_refreshes_the_token_once_and_retries_once() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("revoked", 300))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("renewed", 300))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    mount_token_endpoint_answering(
+        &server,
+        token_response("revoked", 300),
+        token_response("renewed", 300),
+    )
+    .await;
     Mock::given(method("POST"))
         .and(path("/v1/sessions"))
         .and(header("authorization", "Bearer revoked"))
@@ -187,19 +173,12 @@ async fn a_second_401_is_returned_as_an_api_error() {
 #[tokio::test]
 async fn a_refresh_refused_by_the_identity_provider_is_an_auth_error() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("revoked", 300))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_error(401, "invalid_client", "Client secret rotated"))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    mount_token_endpoint_answering(
+        &server,
+        token_response("revoked", 300),
+        token_error(401, "invalid_client", "Client secret rotated"),
+    )
+    .await;
     Mock::given(method("GET"))
         .respond_with(ResponseTemplate::new(401))
         .mount(&server)
@@ -328,19 +307,12 @@ async fn other_token_endpoint_failures_are_classified() {
 #[tokio::test]
 async fn an_unavailable_token_endpoint_is_retried_even_for_a_post() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(ResponseTemplate::new(503))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(TOKEN_PATH))
-        .respond_with(token_response("late", 300))
-        .with_priority(2)
-        .mount(&server)
-        .await;
+    mount_token_endpoint_answering(
+        &server,
+        ResponseTemplate::new(503),
+        token_response("late", 300),
+    )
+    .await;
     Mock::given(method("POST"))
         .and(path("/v1/sessions"))
         .respond_with(ResponseTemplate::new(201).set_body_json(session_json(session_id())))

@@ -181,3 +181,24 @@ pub fn capturing_subscriber(
         .with_writer(move || writer.clone())
         .finish()
 }
+
+/// The token endpoint answers `first` once, then `then` to every later request.
+pub async fn mount_token_endpoint_answering(
+    server: &MockServer,
+    first: ResponseTemplate,
+    then: ResponseTemplate,
+) {
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(first)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(then)
+        .with_priority(2)
+        .mount(server)
+        .await;
+}
