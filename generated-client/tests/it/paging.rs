@@ -10,7 +10,7 @@ use futures::TryStreamExt;
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 fn client(server: &MockServer) -> Client {
     Client::builder()
@@ -82,18 +82,24 @@ async fn requests(server: &MockServer) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// A loopback server whose only route, `GET /v1/sessions`, answers with `responder`.
+async fn sessions_server(responder: impl Respond + 'static) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/sessions"))
+        .respond_with(responder)
+        .mount(&server)
+        .await;
+    server
+}
+
 fn ids(sessions: &[creditdata_client::types::Session]) -> Vec<u128> {
     sessions.iter().map(|s| s.id.as_u128()).collect()
 }
 
 #[tokio::test]
 async fn pages_carry_every_filter_in_pascal_case_and_stop_at_total_count() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(5, 1000, Some(5)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(5, 1000, Some(5))).await;
 
     let filter = SessionFilter::new()
         .subject_email("subject@example.test")
@@ -143,12 +149,7 @@ struct Search {
 
 #[tokio::test]
 async fn the_session_stream_is_held_and_polled_without_pinning() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(3, 2, Some(3)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(3, 2, Some(3))).await;
     let mut search = Search {
         sessions: client(&server).sessions(SessionFilter::new()),
     };
@@ -173,12 +174,7 @@ async fn the_session_stream_is_held_and_polled_without_pinning() {
 
 #[tokio::test]
 async fn an_empty_filter_sends_only_skip_and_take_with_the_default_page_size() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(3, 1000, Some(3)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(3, 1000, Some(3))).await;
     let sessions = client(&server)
         .all_sessions(SessionFilter::new())
         .await
@@ -200,12 +196,7 @@ async fn an_empty_filter_sends_only_skip_and_take_with_the_default_page_size() {
 
 #[tokio::test]
 async fn a_total_count_the_pages_never_reach_ends_the_stream_with_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(3, 1000, Some(1_000_000)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(3, 1000, Some(1_000_000))).await;
     let items: Vec<_> =
         futures::StreamExt::collect(client(&server).sessions(SessionFilter::new().page_size(2)))
             .await;
@@ -228,12 +219,7 @@ async fn a_total_count_the_pages_never_reach_ends_the_stream_with_an_error() {
 
 #[tokio::test]
 async fn a_response_without_paging_ends_the_stream_with_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(4, 1000, None))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(4, 1000, None)).await;
     let error = client(&server)
         .all_sessions(SessionFilter::new().page_size(3))
         .await
@@ -244,12 +230,7 @@ async fn a_response_without_paging_ends_the_stream_with_an_error() {
 
 #[tokio::test]
 async fn a_server_side_cap_on_take_skips_nothing() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(7, 3, Some(7)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(7, 3, Some(7))).await;
     let sessions = client(&server)
         .all_sessions(SessionFilter::new())
         .await
@@ -268,12 +249,7 @@ async fn a_server_side_cap_on_take_skips_nothing() {
 
 #[tokio::test]
 async fn pages_report_skip_and_total_count_and_resume_at_an_offset() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(5, 1000, Some(5)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(5, 1000, Some(5))).await;
     let pages: Vec<_> = client(&server)
         .session_pages(SessionFilter::new().page_size(2).starting_at(1))
         .try_collect()
@@ -288,22 +264,18 @@ async fn pages_report_skip_and_total_count_and_resume_at_an_offset() {
 
 #[tokio::test]
 async fn an_error_page_comes_out_of_the_stream_and_ends_it() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(|request: &Request| {
-            if query(request).get("Skip").map(String::as_str) == Some("0") {
-                listing(10, 1000, Some(10))(request)
-            } else {
-                ResponseTemplate::new(400).set_body_json(json!({
-                    "title": "One or more validation errors occurred.",
-                    "status": 400,
-                    "errors": { "Skip": ["Skip is out of range."] }
-                }))
-            }
-        })
-        .mount(&server)
-        .await;
+    let server = sessions_server(|request: &Request| {
+        if query(request).get("Skip").map(String::as_str) == Some("0") {
+            listing(10, 1000, Some(10))(request)
+        } else {
+            ResponseTemplate::new(400).set_body_json(json!({
+                "title": "One or more validation errors occurred.",
+                "status": 400,
+                "errors": { "Skip": ["Skip is out of range."] }
+            }))
+        }
+    })
+    .await;
     let client = client(&server);
     let stream = client.sessions(SessionFilter::new().page_size(2));
     let items: Vec<_> = futures::StreamExt::collect(stream).await;
@@ -333,12 +305,7 @@ async fn an_error_page_comes_out_of_the_stream_and_ends_it() {
 
 #[tokio::test]
 async fn the_stream_is_send_and_lazy() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(listing(2, 1000, Some(2)))
-        .mount(&server)
-        .await;
+    let server = sessions_server(listing(2, 1000, Some(2))).await;
     let stream = client(&server).sessions(SessionFilter::new());
     assert!(
         requests(&server).await.is_empty(),
