@@ -16,7 +16,7 @@ use creditdata_client::download::DownloadExt;
 use creditdata_client::paging::SessionFilter;
 use creditdata_client::types::CustomerProgressStatus;
 use creditdata_client::wait::WaitOptions;
-use creditdata_client::{Client, Error};
+use creditdata_client::{Client, ClientBuilder, Error};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -54,6 +54,40 @@ fn oauth_client(server: &MockServer, token_url: String) -> Client {
         .client_credentials(token_url, "client-id", CLIENT_SECRET)
         .build()
         .unwrap()
+}
+
+/// A client of `server` that finds its token endpoint through discovery at `issuer`, without
+/// retries.
+fn issuer_builder(server: &MockServer, issuer: String) -> ClientBuilder {
+    Client::builder()
+        .base_url(server.uri())
+        .no_retries()
+        .credentials(Credentials::client_credentials(
+            TokenEndpoint::Issuer(issuer),
+            "client-id",
+            CLIENT_SECRET,
+        ))
+}
+
+/// Reads the test session, which must succeed.
+async fn fetch_session(client: &Client) {
+    let session = client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(session.id, session_id());
+}
+
+/// Reads the test session, which must fail; the error.
+async fn session_error(client: &Client) -> Error {
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -96,12 +130,7 @@ async fn item_01_token_request_never_follows_a_redirect() {
 
     for status in [307, 308] {
         let client = oauth_client(&server, format!("{}/token-{status}", server.uri()));
-        let error = client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap_err();
+        let error = session_error(&client).await;
         let message = rendered(&error);
         let auth = auth_error(error);
         assert_eq!(auth.kind, AuthErrorKind::Redirect, "{auth}");
@@ -133,22 +162,10 @@ async fn item_01_discovery_never_follows_a_redirect() {
         .mount(&server)
         .await;
     mount_session(&server, session_id()).await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .no_retries()
-        .credentials(Credentials::client_credentials(
-            TokenEndpoint::Issuer(format!("{}/issuer", server.uri())),
-            "client-id",
-            CLIENT_SECRET,
-        ))
+    let client = issuer_builder(&server, format!("{}/issuer", server.uri()))
         .build()
         .unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     let auth = auth_error(error);
     assert_eq!(auth.kind, AuthErrorKind::Redirect, "{auth}");
     assert!(rendered(&auth).contains(&sink.uri()), "{auth}");
@@ -173,24 +190,8 @@ async fn item_01_discovery_refuses_a_document_of_another_issuer() {
         .mount(&server)
         .await;
     mount_session(&server, session_id()).await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .no_retries()
-        .credentials(Credentials::client_credentials(
-            TokenEndpoint::Issuer(issuer.clone()),
-            "client-id",
-            CLIENT_SECRET,
-        ))
-        .build()
-        .unwrap();
-    let auth = auth_error(
-        client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap_err(),
-    );
+    let client = issuer_builder(&server, issuer.clone()).build().unwrap();
+    let auth = auth_error(session_error(&client).await);
     assert_eq!(auth.kind, AuthErrorKind::Discovery, "{auth}");
     let message = rendered(&auth);
     assert!(
@@ -219,9 +220,7 @@ async fn item_01_discovery_refuses_a_token_endpoint_over_plain_http() {
         .await;
     mount_session(&server, session_id()).await;
     let resolve = move |b: reqwest::ClientBuilder| b.resolve("idp.example.test", sink_addr);
-    let client = Client::builder()
-        .base_url(server.uri())
-        .no_retries()
+    let client = issuer_builder(&server, issuer)
         .http_client(
             reqwest::Client::builder()
                 .resolve("idp.example.test", sink_addr)
@@ -229,21 +228,9 @@ async fn item_01_discovery_refuses_a_token_endpoint_over_plain_http() {
                 .unwrap(),
         )
         .identity_provider_http(resolve)
-        .credentials(Credentials::client_credentials(
-            TokenEndpoint::Issuer(issuer),
-            "client-id",
-            CLIENT_SECRET,
-        ))
         .build()
         .unwrap();
-    let auth = auth_error(
-        client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap_err(),
-    );
+    let auth = auth_error(session_error(&client).await);
     assert_eq!(auth.kind, AuthErrorKind::Discovery, "{auth}");
     assert!(rendered(&auth).contains("https"), "{auth}");
     assert_eq!(
@@ -302,13 +289,7 @@ async fn item_01_api_calls_follow_only_same_origin_redirects() {
         .build()
         .unwrap();
 
-    let session = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
-    assert_eq!(session.id, session_id());
+    fetch_session(&client).await;
 
     let error = client
         .get_session()
@@ -358,12 +339,7 @@ async fn item_02_a_huge_expires_in_cannot_panic_the_client() {
     mount_session(&server, session_id()).await;
     let client = oauth_client(&server, format!("{}{TOKEN_PATH}", server.uri()));
     for _ in 0..2 {
-        client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap();
+        fetch_session(&client).await;
     }
     // Clamped to a sane ceiling, but still a long-lived token: reused.
     assert_eq!(count(&server, "POST", TOKEN_PATH).await, 1);
@@ -384,12 +360,7 @@ async fn item_02_a_zero_or_missing_expires_in_means_use_once() {
         mount_session(&server, session_id()).await;
         let client = oauth_client(&server, format!("{}{TOKEN_PATH}", server.uri()));
         for _ in 0..3 {
-            client
-                .get_session()
-                .session_id(session_id())
-                .call()
-                .await
-                .unwrap();
+            fetch_session(&client).await;
         }
         assert_eq!(count(&server, "POST", TOKEN_PATH).await, 3, "{body}");
     }
@@ -496,12 +467,7 @@ async fn item_04_the_transient_failure_is_reported_as_such_when_retries_run_out(
         .mount(&server)
         .await;
     let client = oauth_client(&server, format!("{}{TOKEN_PATH}", server.uri()));
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     assert!(error.is_transient(), "{error}");
     assert_eq!(auth_error(error).kind, AuthErrorKind::Unavailable);
 }
@@ -1098,12 +1064,7 @@ async fn item_08_decode_errors_keep_the_path_but_not_the_body() {
         .mount(&server)
         .await;
     let client = builder(&server).build().unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     let Error::Decode(decode) = &error else {
         panic!("expected a decode error, got {error:?}")
     };
