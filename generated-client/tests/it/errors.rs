@@ -2,20 +2,34 @@
 //! decode errors with a path and a snippet, unknown enum values kept, messages for people.
 
 use crate::support::*;
-use creditdata_client::error::{DisplayChain, MAX_ERROR_BODY};
+use creditdata_client::error::{ApiError, DisplayChain, MAX_ERROR_BODY};
 use creditdata_client::types::{CustomerProgressStatus, DataPackage};
 use creditdata_client::{Client, Error};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-#[tokio::test]
-async fn a_body_less_404_is_an_api_error_naming_the_operation() {
+/// A loopback server that answers every `http_method` request with `response`.
+async fn answering(http_method: &str, response: ResponseTemplate) -> MockServer {
     let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404))
+    Mock::given(method(http_method))
+        .respond_with(response)
         .mount(&server)
         .await;
+    server
+}
+
+/// The details of an error that must be an API error.
+fn api_error(error: &Error) -> &ApiError {
+    match error {
+        Error::Api(api) => api,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_body_less_404_is_an_api_error_naming_the_operation() {
+    let server = answering("GET", ResponseTemplate::new(404)).await;
     let client = builder(&server).build().unwrap();
 
     // Through the generated `send()` and `?`, and through `call()`: the same error.
@@ -33,9 +47,7 @@ async fn a_body_less_404_is_an_api_error_naming_the_operation() {
         .await
         .unwrap_err();
     for error in [sent, called] {
-        let Error::Api(api) = &error else {
-            panic!("expected an API error, got {error:?}")
-        };
+        let api = api_error(&error);
         assert_eq!(api.status.as_u16(), 404);
         assert_eq!(api.operation, Some("GetSession"));
         assert!(api.body.is_empty());
@@ -51,11 +63,7 @@ async fn a_body_less_404_is_an_api_error_naming_the_operation() {
 #[tokio::test]
 async fn body_less_401_403_and_500_keep_their_status() {
     for status in [401u16, 403, 500] {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .respond_with(ResponseTemplate::new(status))
-            .mount(&server)
-            .await;
+        let server = answering("GET", ResponseTemplate::new(status)).await;
         let client = builder(&server).build().unwrap();
         let error = client.get_consumer_packages().call().await.unwrap_err();
         assert_eq!(error.status().map(|s| s.as_u16()), Some(status));
@@ -91,9 +99,7 @@ async fn validation_problem_details_are_decoded_with_their_errors_map() {
         .call()
         .await
         .unwrap_err();
-    let Error::Api(api) = &error else {
-        panic!("expected an API error, got {error:?}")
-    };
+    let api = api_error(&error);
     let details = api.problem.as_ref().expect("problem details");
     assert_eq!(details.status, Some(400));
     assert_eq!(
@@ -127,15 +133,15 @@ async fn validation_problem_details_are_decoded_with_their_errors_map() {
 
 #[tokio::test]
 async fn plain_problem_details_are_decoded_on_any_status() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(409).set_body_json(json!({
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(409).set_body_json(json!({
             "title": "Conflict",
             "status": 409,
             "detail": "The session has expired."
-        })))
-        .mount(&server)
-        .await;
+        })),
+    )
+    .await;
     let client = builder(&server).build().unwrap();
     let error = client
         .get_scores()
@@ -162,12 +168,12 @@ async fn plain_problem_details_are_decoded_on_any_status() {
 
 #[tokio::test]
 async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
-    let server = MockServer::start().await;
     let page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(502).set_body_raw(page, "text/html"))
-        .mount(&server)
-        .await;
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(502).set_body_raw(page, "text/html"),
+    )
+    .await;
     let client = builder(&server).no_retries().build().unwrap();
     let error = client
         .get_session()
@@ -175,9 +181,7 @@ async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
         .call()
         .await
         .unwrap_err();
-    let Error::Api(api) = &error else {
-        panic!("expected an API error, got {error:?}")
-    };
+    let api = api_error(&error);
     assert_eq!(api.status.as_u16(), 502);
     assert!(api.problem.is_none());
     assert_eq!(api.body_text(), page);
@@ -203,11 +207,11 @@ async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
 
 #[tokio::test]
 async fn a_huge_error_body_is_kept_up_to_a_bound() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("x".repeat(MAX_ERROR_BODY * 3)))
-        .mount(&server)
-        .await;
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(500).set_body_string("x".repeat(MAX_ERROR_BODY * 3)),
+    )
+    .await;
     let client = builder(&server).build().unwrap();
     let error = client
         .get_metrics()
@@ -215,9 +219,7 @@ async fn a_huge_error_body_is_kept_up_to_a_bound() {
         .call()
         .await
         .unwrap_err();
-    let Error::Api(api) = &error else {
-        panic!("expected an API error, got {error:?}")
-    };
+    let api = api_error(&error);
     assert_eq!(api.body.len(), MAX_ERROR_BODY);
     assert!(!error.to_string().contains("xxx"), "{error}");
     assert!(
@@ -351,9 +353,7 @@ async fn a_success_status_the_description_does_not_list_is_an_api_error() {
         .call()
         .await
         .unwrap_err();
-    let Error::Api(api) = &error else {
-        panic!("expected an API error, got {error:?}")
-    };
+    let api = api_error(&error);
     assert_eq!(api.status.as_u16(), 202);
     assert_eq!(api.operation, Some("CreateSession"));
     assert_eq!(
@@ -420,11 +420,11 @@ async fn a_chain_printer_shows_each_cause_once() {
     assert_each_cause_once(&transport);
 
     // Timeout.
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5)))
-        .mount(&server)
-        .await;
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5)),
+    )
+    .await;
     let timeout = builder(&server)
         .no_retries()
         .request_timeout(Some(std::time::Duration::from_millis(100)))
@@ -467,11 +467,7 @@ async fn a_chain_printer_shows_each_cause_once() {
     );
     assert_each_cause_once(&unreachable);
 
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(token_error(401, "invalid_client", "Unknown client"))
-        .mount(&server)
-        .await;
+    let server = answering("POST", token_error(401, "invalid_client", "Unknown client")).await;
     let refused_client = oauth_builder(&server)
         .build()
         .unwrap()
@@ -487,13 +483,11 @@ async fn a_chain_printer_shows_each_cause_once() {
     assert_each_cause_once(&refused_client);
 
     // A file that cannot be written: the operating system's reason is the cause.
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_raw(b"%PDF-1.7".to_vec(), "application/pdf"),
-        )
-        .mount(&server)
-        .await;
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(200).set_body_raw(b"%PDF-1.7".to_vec(), "application/pdf"),
+    )
+    .await;
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("missing").join("report.pdf");
     let io = builder(&server)
@@ -567,11 +561,7 @@ async fn api_error_messages_leave_out_what_the_service_wrote() {
     ];
     let mut shown = String::new();
     for (label, answer) in answers {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(answer)
-            .mount(&server)
-            .await;
+        let server = answering("POST", answer).await;
         let error = builder(&server)
             .no_retries()
             .build()
