@@ -230,14 +230,14 @@ async fn a_huge_error_body_is_kept_up_to_a_bound() {
 
 #[tokio::test]
 async fn a_decode_error_names_the_operation_the_path_and_a_snippet() {
-    let server = MockServer::start().await;
     let mut session = session_json(session_id());
     session["queryParameters"][0]["countryCode"] = json!(826);
     let body = serde_json::to_string_pretty(&session).unwrap();
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
-        .mount(&server)
-        .await;
+    let server = answering(
+        "GET",
+        ResponseTemplate::new(200).set_body_raw(body, "application/json"),
+    )
+    .await;
     let client = builder(&server).build().unwrap();
 
     let error = client
@@ -282,14 +282,10 @@ async fn a_decode_error_names_the_operation_the_path_and_a_snippet() {
 
 #[tokio::test]
 async fn a_decode_error_on_a_single_line_body_shows_only_the_neighbourhood() {
-    let server = MockServer::start().await;
     let mut session = session_json(session_id());
     session["createdAtUtc"] = json!("yesterday");
     session["subjectFullName"] = json!("y".repeat(5000));
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(session))
-        .mount(&server)
-        .await;
+    let server = answering("GET", ResponseTemplate::new(200).set_body_json(session)).await;
     let client = builder(&server).build().unwrap();
     let Err(Error::Decode(decode)) = client.get_session().session_id(session_id()).call().await
     else {
@@ -305,15 +301,11 @@ async fn a_decode_error_on_a_single_line_body_shows_only_the_neighbourhood() {
 
 #[tokio::test]
 async fn unknown_enum_values_are_kept() {
-    let server = MockServer::start().await;
     let mut session = session_json(session_id());
     session["customerProgressStatus"] = json!("PAUSED_BY_OPERATOR");
     session["queryParameters"][0]["dataPackages"] = json!(["SCORE", "OPEN_BANKING_PLUS"]);
     session["someFieldAddedLater"] = json!({"kept": "or ignored, never fatal"});
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(session))
-        .mount(&server)
-        .await;
+    let server = answering("GET", ResponseTemplate::new(200).set_body_json(session)).await;
     let client = builder(&server).build().unwrap();
     let session = client
         .get_session()
@@ -340,12 +332,8 @@ async fn unknown_enum_values_are_kept() {
 
 #[tokio::test]
 async fn a_success_status_the_description_does_not_list_is_an_api_error() {
-    let server = MockServer::start().await;
     // The description says 201 Created.
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(202).set_body_string("queued"))
-        .mount(&server)
-        .await;
+    let server = answering("POST", ResponseTemplate::new(202).set_body_string("queued")).await;
     let client = builder(&server).build().unwrap();
     let error = client
         .create_session()
