@@ -32,6 +32,33 @@ async fn flaky_session(server: &MockServer, status: u16, retry_after: Option<&st
         .await;
 }
 
+/// A server that answers `http_method` on `request_path` with `status` and the session only after
+/// three seconds, and a client of it that gives each attempt 200 ms and makes at most
+/// `max_attempts`.
+async fn slow_server_and_impatient_client(
+    http_method: &str,
+    request_path: &str,
+    status: u16,
+    max_attempts: u32,
+) -> (MockServer, Client) {
+    let server = MockServer::start().await;
+    Mock::given(method(http_method))
+        .and(path(request_path))
+        .respond_with(
+            ResponseTemplate::new(status)
+                .set_body_json(session_json(session_id()))
+                .set_delay(Duration::from_secs(3)),
+        )
+        .mount(&server)
+        .await;
+    let client = builder(&server)
+        .retry_policy(fast_retries(max_attempts))
+        .request_timeout(Some(Duration::from_millis(200)))
+        .build()
+        .unwrap();
+    (server, client)
+}
+
 #[tokio::test]
 async fn a_get_answered_503_then_200_is_retried() {
     let server = MockServer::start().await;
@@ -199,21 +226,7 @@ async fn the_other_post_and_patch_actions_are_not_retried_after_a_response() {
 
 #[tokio::test]
 async fn a_post_that_timed_out_after_reaching_the_server_is_not_repeated() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/sessions"))
-        .respond_with(
-            ResponseTemplate::new(201)
-                .set_body_json(session_json(session_id()))
-                .set_delay(Duration::from_secs(3)),
-        )
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .retry_policy(fast_retries(5))
-        .request_timeout(Some(Duration::from_millis(200)))
-        .build()
-        .unwrap();
+    let (server, client) = slow_server_and_impatient_client("POST", "/v1/sessions", 201, 5).await;
     let error = client
         .create_session()
         .body(create_request())
@@ -229,20 +242,8 @@ async fn a_post_that_timed_out_after_reaching_the_server_is_not_repeated() {
 
 #[tokio::test]
 async fn a_get_that_timed_out_is_retried() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(session_json(session_id()))
-                .set_delay(Duration::from_secs(3)),
-        )
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .retry_policy(fast_retries(3))
-        .request_timeout(Some(Duration::from_millis(200)))
-        .build()
-        .unwrap();
+    let (_server, client) =
+        slow_server_and_impatient_client("GET", &session_path(session_id()), 200, 3).await;
     let error = client
         .get_session()
         .session_id(session_id())
