@@ -15,6 +15,19 @@ use creditdata_client::types::{
 use creditdata_client::{ByteStream, Client, ResponseValue};
 use futures::StreamExt;
 
+/// Calls a session-scoped operation of the generated client and takes its answer; a failure
+/// names the operation.
+macro_rules! answer {
+    ($client:expr, $operation:ident, $id:expr) => {
+        $client
+            .$operation()
+            .session_id($id)
+            .call()
+            .await
+            .expect(stringify!($operation))
+    };
+}
+
 fn query(country: &str, packages: &[DataPackageInput]) -> QueryParameterInput {
     QueryParameterInput {
         country_code: country.parse().expect("a well-formed country code"),
@@ -124,12 +137,7 @@ async fn a_whole_session_life_through_the_generated_client() {
     let id = created.id;
 
     // Before consent: requested data waits for the customer; unrequested data needs an upgrade.
-    let scores = client
-        .get_scores()
-        .session_id(id)
-        .call()
-        .await
-        .expect("scores");
+    let scores = answer!(client, get_scores, id);
     let scores_sources = statuses(&scores.sources);
     assert!(scores_sources.contains(&(
         "FIN".into(),
@@ -142,32 +150,17 @@ async fn a_whole_session_life_through_the_generated_client() {
         SourceStatus::UnsupportedCountry
     )));
     assert!(scores.scores.expect("scores").is_empty());
-    let statements = client
-        .get_account_statements()
-        .session_id(id)
-        .call()
-        .await
-        .expect("statements");
+    let statements = answer!(client, get_account_statements, id);
     assert!(statuses(&statements.sources).contains(&(
         "SWE".into(),
         "SWE_ORESUND_OPENBANKING".into(),
         SourceStatus::PackageUpgradeRequired
     )));
-    let requirements = client
-        .get_input_requirements()
-        .session_id(id)
-        .call()
-        .await
-        .expect("requirements");
+    let requirements = answer!(client, get_input_requirements, id);
     assert!(!requirements.input_requirements.expect("list").is_empty());
 
     // Resend works while the customer can act; the extension moves the deadline from now.
-    let resent = client
-        .resend_customer_notification()
-        .session_id(id)
-        .call()
-        .await
-        .expect("resend");
+    let resent = answer!(client, resend_customer_notification, id);
     assert_eq!(resent["notificationsSent"], 2);
     let extended = client
         .extend_customer_input_deadline()
@@ -184,12 +177,7 @@ async fn a_whole_session_life_through_the_generated_client() {
 
     // The customer completes.
     harness.complete(&id.to_string()).await;
-    let session = client
-        .get_session()
-        .session_id(id)
-        .call()
-        .await
-        .expect("session");
+    let session = answer!(client, get_session, id);
     assert_eq!(
         session.customer_progress_status,
         CustomerProgressStatus::CompletedByCustomer
@@ -211,12 +199,7 @@ async fn a_whole_session_life_through_the_generated_client() {
     );
 
     // Every dataset.
-    let person = client
-        .get_person_details()
-        .session_id(id)
-        .call()
-        .await
-        .expect("person");
+    let person = answer!(client, get_person_details, id);
     let given = person.given_names.expect("given")[0]
         .value
         .clone()
@@ -242,65 +225,25 @@ async fn a_whole_session_life_through_the_generated_client() {
         SourceStatus::PackageUpgradeRequired
     )));
 
-    let negative = client
-        .get_negative_tradelines()
-        .session_id(id)
-        .call()
-        .await
-        .expect("neg");
+    let negative = answer!(client, get_negative_tradelines, id);
     assert!(statuses(&negative.sources).contains(&(
         "SWE".into(),
         "SWE_NORRSKEN_UC".into(),
         SourceStatus::Success
     )));
-    let positive = client
-        .get_positive_tradelines()
-        .session_id(id)
-        .call()
-        .await
-        .expect("pos");
-    let court = client
-        .get_court_and_insolvencies()
-        .session_id(id)
-        .call()
-        .await
-        .expect("court");
-    let legal = client
-        .get_legal_entities()
-        .session_id(id)
-        .call()
-        .await
-        .expect("legal");
-    let incomes = client
-        .get_registry_incomes()
-        .session_id(id)
-        .call()
-        .await
-        .expect("incomes");
+    let positive = answer!(client, get_positive_tradelines, id);
+    let court = answer!(client, get_court_and_insolvencies, id);
+    let legal = answer!(client, get_legal_entities, id);
+    let incomes = answer!(client, get_registry_incomes, id);
     assert_eq!(
         incomes.incomes.expect("incomes").len(),
         3,
         "three assessment years in the home country"
     );
-    let immovables = client
-        .get_immovables()
-        .session_id(id)
-        .call()
-        .await
-        .expect("immovables");
-    let metrics = client
-        .get_metrics()
-        .session_id(id)
-        .call()
-        .await
-        .expect("metrics");
+    let immovables = answer!(client, get_immovables, id);
+    let metrics = answer!(client, get_metrics, id);
     assert!(!metrics.metrics.expect("metrics").is_empty());
-    let scores = client
-        .get_scores()
-        .session_id(id)
-        .call()
-        .await
-        .expect("scores");
+    let scores = answer!(client, get_scores, id);
     assert!(
         scores.scores.expect("scores").len() >= 4,
         "FIN and SWE bureaus score"
@@ -315,12 +258,7 @@ async fn a_whole_session_life_through_the_generated_client() {
     }
 
     // Source files: listing, one by one, content decoding to sizeInBytes.
-    let files = client
-        .get_source_files()
-        .session_id(id)
-        .call()
-        .await
-        .expect("files");
+    let files = answer!(client, get_source_files, id);
     assert!(files.len() >= 3);
     for file in &files {
         let one = client
@@ -350,12 +288,7 @@ async fn a_whole_session_life_through_the_generated_client() {
     }
 
     // Bank data, its Excel and TSV exports.
-    let statements = client
-        .get_account_statements()
-        .session_id(id)
-        .call()
-        .await
-        .expect("statements");
+    let statements = answer!(client, get_account_statements, id);
     let statements = statements.account_statements.expect("statements");
     assert!(!statements.is_empty());
     let mut all_transactions = 0;
@@ -438,12 +371,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         all_transactions + 1
     );
 
-    let summary = client
-        .get_categorizations_summary()
-        .session_id(id)
-        .call()
-        .await
-        .expect("summary");
+    let summary = answer!(client, get_categorizations_summary, id);
     let summary = summary.summary.expect("summary");
     assert!(matches!(
         summary.status,
@@ -451,21 +379,11 @@ async fn a_whole_session_life_through_the_generated_client() {
             | creditdata_client::types::CategorizationSummaryStatus::SomeDataMissing
     ));
     assert!(summary.count_of_institutions.expect("institutions") >= 1);
-    let categorizations = client
-        .get_categorizations()
-        .session_id(id)
-        .call()
-        .await
-        .expect("categorizations");
+    let categorizations = answer!(client, get_categorizations, id);
     assert_eq!(categorizations.categorizations.expect("list").len(), 1);
 
     // Identity: verifications, their images (decoding), attachments (sizes match).
-    let verifications = client
-        .get_identity_verifications()
-        .session_id(id)
-        .call()
-        .await
-        .expect("verifications");
+    let verifications = answer!(client, get_identity_verifications, id);
     let verifications = verifications.identity_verifications.expect("list");
     assert_eq!(verifications.len(), 1);
     let verification_id = verifications[0].id.clone().expect("id");
@@ -510,12 +428,7 @@ async fn a_whole_session_life_through_the_generated_client() {
             other => panic!("unexpected image type {other}"),
         }
     }
-    let attachments = client
-        .get_attachments()
-        .session_id(id)
-        .call()
-        .await
-        .expect("attachments");
+    let attachments = answer!(client, get_attachments, id);
     let attachments = attachments.attachments.expect("list");
     assert_eq!(attachments.len(), 3);
     for attachment in &attachments {
@@ -637,12 +550,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         patched.customer_progress_status,
         CustomerProgressStatus::WaitingForCustomer
     );
-    let scores = client
-        .get_scores()
-        .session_id(id)
-        .call()
-        .await
-        .expect("scores");
+    let scores = answer!(client, get_scores, id);
     let scores_sources = statuses(&scores.sources);
     assert!(scores_sources.contains(&(
         "FIN".into(),
@@ -680,12 +588,7 @@ async fn a_whole_session_life_through_the_generated_client() {
             .await
             .is_err()
     );
-    let revived = client
-        .extend_customer_input_deadline()
-        .session_id(id)
-        .call()
-        .await
-        .expect("extend");
+    let revived = answer!(client, extend_customer_input_deadline, id);
     assert_eq!(
         revived.customer_progress_status,
         CustomerProgressStatus::WaitingForCustomer
