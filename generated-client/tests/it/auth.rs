@@ -136,6 +136,22 @@ async fn a_401_refreshes_the_token_once_and_retries_once() {
     );
 }
 
+/// Makes `server` answer every GET with 401, then reads the session through a client with
+/// client credentials; the error.
+async fn session_read_refused_with_401(server: &MockServer) -> Error {
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(401))
+        .mount(server)
+        .await;
+    let client = oauth_builder(server).build().unwrap();
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err()
+}
+
 #[tokio::test]
 async fn a_second_401_is_returned_as_an_api_error() {
     let server = MockServer::start().await;
@@ -144,18 +160,7 @@ async fn a_second_401_is_returned_as_an_api_error() {
         .respond_with(token_response("never-accepted", 300))
         .mount(&server)
         .await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(401))
-        .mount(&server)
-        .await;
-    let client = oauth_builder(&server).build().unwrap();
-
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_read_refused_with_401(&server).await;
     let Error::Api(api) = &error else {
         panic!("expected an API error, got {error:?}")
     };
@@ -179,18 +184,7 @@ async fn a_refresh_refused_by_the_identity_provider_is_an_auth_error() {
         token_error(401, "invalid_client", "Client secret rotated"),
     )
     .await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(401))
-        .mount(&server)
-        .await;
-    let client = oauth_builder(&server).build().unwrap();
-
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_read_refused_with_401(&server).await;
     let Error::Auth { operation, source } = &error else {
         panic!("expected an auth error, got {error:?}")
     };
