@@ -23,7 +23,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use uuid::Uuid;
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const CLIENT_SECRET: &str = "client-secret-value";
 
@@ -561,6 +561,23 @@ async fn item_05_an_id_cannot_reach_a_sibling_operation() {
 // Item 6: paging cannot loop or lie.
 // ---------------------------------------------------------------------------------------------
 
+/// A loopback server whose `GET /v1/sessions` answers with `responder`, and a client of it
+/// with a bearer token and no retries.
+async fn session_listing(responder: impl Respond + 'static) -> (MockServer, Client) {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/sessions"))
+        .respond_with(responder)
+        .mount(&server)
+        .await;
+    let client = builder(&server)
+        .bearer_token("t")
+        .no_retries()
+        .build()
+        .unwrap();
+    (server, client)
+}
+
 fn listed_session(n: u128) -> Value {
     let mut session = session_json(Uuid::from_u128(n));
     session["subjectEmail"] = json!(format!("subject{n}@example.test"));
@@ -613,26 +630,17 @@ fn assert_ends_in_one_error_without_duplicates(items: &[Result<Uuid, Error>]) {
 async fn item_06_a_server_that_ignores_skip_cannot_loop() {
     // Same page every time; once with `paging.skip` echoing 0, once without `skip`.
     for echo_skip in [true, false] {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .and(path("/v1/sessions"))
-            .respond_with(move |_: &Request| {
-                let mut paging = json!({"totalCount": 1_000_000, "take": 2});
-                if echo_skip {
-                    paging["skip"] = json!(0);
-                }
-                ResponseTemplate::new(200).set_body_json(json!({
-                    "sessions": [listed_session(1), listed_session(2)],
-                    "paging": paging,
-                }))
-            })
-            .mount(&server)
-            .await;
-        let client = builder(&server)
-            .bearer_token("t")
-            .no_retries()
-            .build()
-            .unwrap();
+        let (_server, client) = session_listing(move |_: &Request| {
+            let mut paging = json!({"totalCount": 1_000_000, "take": 2});
+            if echo_skip {
+                paging["skip"] = json!(0);
+            }
+            ResponseTemplate::new(200).set_body_json(json!({
+                "sessions": [listed_session(1), listed_session(2)],
+                "paging": paging,
+            }))
+        })
+        .await;
         let items = first_items(&client, SessionFilter::new().page_size(2), 10).await;
         assert_ends_in_one_error_without_duplicates(&items);
         assert_eq!(items.len(), 3, "echo_skip={echo_skip}: {items:?}");
@@ -641,21 +649,12 @@ async fn item_06_a_server_that_ignores_skip_cannot_loop() {
 
 #[tokio::test]
 async fn item_06_a_page_without_paging_is_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(|request: &Request| {
-            let skip = skip_of(request) as u128;
-            let page: Vec<Value> = (skip..4).take(2).map(listed_session).collect();
-            ResponseTemplate::new(200).set_body_json(json!({ "sessions": page }))
-        })
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let (_server, client) = session_listing(|request: &Request| {
+        let skip = skip_of(request) as u128;
+        let page: Vec<Value> = (skip..4).take(2).map(listed_session).collect();
+        ResponseTemplate::new(200).set_body_json(json!({ "sessions": page }))
+    })
+    .await;
     let items = first_items(&client, SessionFilter::new().page_size(2), 10).await;
     assert_ends_in_one_error_without_duplicates(&items);
     let message = rendered(items.last().unwrap().as_ref().unwrap_err());
@@ -664,24 +663,15 @@ async fn item_06_a_page_without_paging_is_an_error() {
 
 #[tokio::test]
 async fn item_06_a_total_count_the_pages_do_not_reach_is_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(|request: &Request| {
-            let skip = skip_of(request);
-            let page: Vec<Value> = (skip as u128..3).take(2).map(listed_session).collect();
-            ResponseTemplate::new(200).set_body_json(json!({
-                "sessions": page,
-                "paging": {"totalCount": 1_000_000, "skip": skip, "take": 2},
-            }))
-        })
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let (_server, client) = session_listing(|request: &Request| {
+        let skip = skip_of(request);
+        let page: Vec<Value> = (skip as u128..3).take(2).map(listed_session).collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "sessions": page,
+            "paging": {"totalCount": 1_000_000, "skip": skip, "take": 2},
+        }))
+    })
+    .await;
     let error = client
         .all_sessions(SessionFilter::new().page_size(2))
         .await
@@ -696,27 +686,18 @@ async fn item_06_a_total_count_the_pages_do_not_reach_is_an_error() {
 
 #[tokio::test]
 async fn item_06_a_page_for_another_skip_is_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(|request: &Request| {
-            let skip = skip_of(request);
-            // Fresh ids every time, but the page claims to start elsewhere.
-            let page: Vec<Value> = (0..2)
-                .map(|i| listed_session(skip as u128 * 10 + i + 1))
-                .collect();
-            ResponseTemplate::new(200).set_body_json(json!({
-                "sessions": page,
-                "paging": {"totalCount": 10, "skip": skip + 5, "take": 2},
-            }))
-        })
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let (_server, client) = session_listing(|request: &Request| {
+        let skip = skip_of(request);
+        // Fresh ids every time, but the page claims to start elsewhere.
+        let page: Vec<Value> = (0..2)
+            .map(|i| listed_session(skip as u128 * 10 + i + 1))
+            .collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "sessions": page,
+            "paging": {"totalCount": 10, "skip": skip + 5, "take": 2},
+        }))
+    })
+    .await;
     let items = first_items(&client, SessionFilter::new().page_size(2), 10).await;
     assert_eq!(items.len(), 1, "{items:?}");
     assert_ends_in_one_error_without_duplicates(&items);
@@ -724,26 +705,17 @@ async fn item_06_a_page_for_another_skip_is_an_error() {
 
 #[tokio::test]
 async fn item_06_an_endless_listing_stops_at_the_page_cap() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/sessions"))
-        .respond_with(|request: &Request| {
-            let skip = skip_of(request);
-            let page: Vec<Value> = (0..2)
-                .map(|i| listed_session(u128::from(skip) + i + 1))
-                .collect();
-            ResponseTemplate::new(200).set_body_json(json!({
-                "sessions": page,
-                "paging": {"totalCount": i32::MAX, "skip": skip, "take": 2},
-            }))
-        })
-        .mount(&server)
-        .await;
-    let client = builder(&server)
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let (server, client) = session_listing(|request: &Request| {
+        let skip = skip_of(request);
+        let page: Vec<Value> = (0..2)
+            .map(|i| listed_session(u128::from(skip) + i + 1))
+            .collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "sessions": page,
+            "paging": {"totalCount": i32::MAX, "skip": skip, "take": 2},
+        }))
+    })
+    .await;
     let items = first_items(&client, SessionFilter::new().page_size(2).max_pages(3), 100).await;
     assert_eq!(
         items.len(),
