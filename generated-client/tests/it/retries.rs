@@ -59,6 +59,16 @@ async fn slow_server_and_impatient_client(
     (server, client)
 }
 
+/// Reads the test session, which must fail; the error.
+async fn session_error(client: &Client) -> Error {
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err()
+}
+
 #[tokio::test]
 async fn a_get_answered_503_then_200_is_retried() {
     let server = MockServer::start().await;
@@ -100,12 +110,7 @@ async fn other_error_statuses_are_not_retried() {
         let server = MockServer::start().await;
         flaky_session(&server, status, None, 5).await;
         let client = builder(&server).build().unwrap();
-        let error = client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap_err();
+        let error = session_error(&client).await;
         assert_eq!(error.status().map(|s| s.as_u16()), Some(status));
         assert_eq!(
             count(&server, "GET", &session_path(session_id())).await,
@@ -123,12 +128,7 @@ async fn attempts_are_bounded_by_the_policy() {
         .retry_policy(fast_retries(4))
         .build()
         .unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert!(error.is_transient());
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 4);
@@ -139,12 +139,7 @@ async fn retries_can_be_switched_off() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, None, 1).await;
     let client = builder(&server).no_retries().build().unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1);
 }
@@ -244,12 +239,7 @@ async fn a_post_that_timed_out_after_reaching_the_server_is_not_repeated() {
 async fn a_get_that_timed_out_is_retried() {
     let (_server, client) =
         slow_server_and_impatient_client("GET", &session_path(session_id()), 200, 3).await;
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     assert!(
         matches!(error, Error::Timeout { attempts: 3, .. }),
         "{error:?}"
@@ -400,12 +390,7 @@ async fn a_retry_after_beyond_the_longest_wait_ends_retrying_at_once() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, Some("120"), 1).await;
     let client = builder(&server).build().unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 1);
     assert_eq!(error.retry_after(), Some(Duration::from_secs(120)));
     assert!(error.is_transient());
