@@ -143,13 +143,7 @@ async fn session_read_refused_with_401(server: &MockServer) -> Error {
         .respond_with(ResponseTemplate::new(401))
         .mount(server)
         .await;
-    let client = oauth_builder(server).build().unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err()
+    session_error(&oauth_builder(server).build().unwrap()).await
 }
 
 #[tokio::test]

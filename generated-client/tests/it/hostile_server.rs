@@ -80,16 +80,6 @@ async fn fetch_session(client: &Client) {
     assert_eq!(session.id, session_id());
 }
 
-/// Reads the test session, which must fail; the error.
-async fn session_error(client: &Client) -> Error {
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Item 1: no redirect ever carries a credential.
 // ---------------------------------------------------------------------------------------------

@@ -59,16 +59,6 @@ async fn slow_server_and_impatient_client(
     (server, client)
 }
 
-/// Reads the test session, which must fail; the error.
-async fn session_error(client: &Client) -> Error {
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err()
-}
-
 #[tokio::test]
 async fn a_get_answered_503_then_200_is_retried() {
     let server = MockServer::start().await;

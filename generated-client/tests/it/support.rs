@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use creditdata_client::retry::RetryPolicy;
-use creditdata_client::{Client, ClientBuilder};
+use creditdata_client::{Client, ClientBuilder, Error};
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
@@ -132,6 +132,16 @@ pub fn oauth_builder(server: &MockServer) -> ClientBuilder {
         "creditdata-client-test",
         "client-secret-value",
     )
+}
+
+/// Reads the test session (`session_id()`), which must fail; the error.
+pub async fn session_error(client: &Client) -> Error {
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap_err()
 }
 
 /// How many requests `server` received with this method and path.
