@@ -40,12 +40,7 @@ async fn a_body_less_404_is_an_api_error_naming_the_operation() {
         .await
         .map_err(Error::from)
         .unwrap_err();
-    let called = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let called = session_error(&client).await;
     for error in [sent, called] {
         let api = api_error(&error);
         assert_eq!(api.status.as_u16(), 404);
@@ -175,12 +170,7 @@ async fn an_html_502_from_a_proxy_keeps_its_raw_body() {
     )
     .await;
     let client = builder(&server).no_retries().build().unwrap();
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     let api = api_error(&error);
     assert_eq!(api.status.as_u16(), 502);
     assert!(api.problem.is_none());
@@ -240,12 +230,7 @@ async fn a_decode_error_names_the_operation_the_path_and_a_snippet() {
     .await;
     let client = builder(&server).build().unwrap();
 
-    let error = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let error = session_error(&client).await;
     let Error::Decode(decode) = &error else {
         panic!("expected a decode error, got {error:?}")
     };
@@ -382,12 +367,7 @@ async fn a_chain_printer_shows_each_cause_once() {
         .retry_policy(fast_retries(2))
         .build()
         .unwrap();
-    let transport = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap_err();
+    let transport = session_error(&client).await;
     assert!(
         matches!(transport, Error::Transport { .. }),
         "{transport:?}"
