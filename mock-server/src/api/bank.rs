@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::path::{SessionPath, ValidPath};
 use super::{download, read};
+use crate::data::bank::Account;
 use crate::problem::Problem;
 use crate::render;
 use crate::state::{AppState, Context};
@@ -95,37 +96,47 @@ async fn statement_excel(
     State(state): State<Arc<AppState>>,
     ValidPath(path): ValidPath<StatementPath>,
 ) -> Result<Response, Problem> {
-    let context = read(&state, path.session_id).await?;
-    let view = context.view(&state.config);
-    let id = path.account_statement_id.as_str();
-    let account = view
-        .account(id)
-        .ok_or_else(|| statement_not_found(&context, id))?;
-    let bytes = render::xlsx::statement(account)
-        .map_err(|e| Problem::internal(format!("the workbook could not be written: {e}")))?;
-    Ok(download(
-        bytes,
+    statement_file(
+        &state,
+        &path,
+        render::xlsx::statement,
+        "workbook",
         XLSX,
-        &format!("account-statement-{}.xlsx", account.id),
-    ))
+        "xlsx",
+    )
+    .await
 }
 
 async fn statement_tsv(
     State(state): State<Arc<AppState>>,
     ValidPath(path): ValidPath<StatementPath>,
 ) -> Result<Response, Problem> {
-    let context = read(&state, path.session_id).await?;
+    let tsv = "text/tab-separated-values";
+    statement_file(&state, &path, render::tsv::statement, "TSV", tsv, "tsv").await
+}
+
+/// One delivered account statement rendered as a download (`what` names the format in the
+/// error a failed rendering gives).
+async fn statement_file<E: std::fmt::Display>(
+    state: &Arc<AppState>,
+    path: &StatementPath,
+    render: fn(&Account) -> Result<Vec<u8>, E>,
+    what: &str,
+    media_type: &str,
+    extension: &str,
+) -> Result<Response, Problem> {
+    let context = read(state, path.session_id).await?;
     let view = context.view(&state.config);
     let id = path.account_statement_id.as_str();
     let account = view
         .account(id)
         .ok_or_else(|| statement_not_found(&context, id))?;
-    let bytes = render::tsv::statement(account)
-        .map_err(|e| Problem::internal(format!("the TSV could not be written: {e}")))?;
+    let bytes = render(account)
+        .map_err(|e| Problem::internal(format!("the {what} could not be written: {e}")))?;
     Ok(download(
         bytes,
-        "text/tab-separated-values",
-        &format!("account-statement-{}.tsv", account.id),
+        media_type,
+        &format!("account-statement-{}.{extension}", account.id),
     ))
 }
 
