@@ -117,8 +117,22 @@ fn http_client() -> reqwest::Client {
         .unwrap()
 }
 
-/// The hand-written call: what a careful user writes without the generated client.
-async fn hand_written(http: &reqwest::Client, url: &str) -> reqwest::Result<types::Session> {
+/// The hand-written call: what a careful user writes without the generated client, given what
+/// the generated call is given (the service's base URL and the session's id).
+async fn hand_written(
+    http: &reqwest::Client,
+    base: &str,
+    session_id: Uuid,
+) -> reqwest::Result<types::Session> {
+    hand_written_to(http, format!("{base}/v1/sessions/{session_id}")).await
+}
+
+/// The same call to a URL built beforehand: reqwest and serde alone, no URL to build (the
+/// baseline of the earlier measurements, kept for comparison).
+async fn hand_written_to(
+    http: &reqwest::Client,
+    url: impl reqwest::IntoUrl,
+) -> reqwest::Result<types::Session> {
     http.get(url)
         .header(ACCEPT, "application/json")
         .header("api-version", "1.0")
@@ -136,7 +150,9 @@ struct Setup {
     runtime: tokio::runtime::Runtime,
     generated: Client,
     http: reqwest::Client,
-    url: String,
+    base: String,
+    /// Parsed once: both sides are given a `Uuid`, as a caller holding a session has one.
+    session_id: Uuid,
 }
 
 impl Setup {
@@ -163,7 +179,8 @@ impl Setup {
             runtime,
             generated,
             http: http_client(),
-            url: format!("{base}/v1/sessions/{}", session_id()),
+            base,
+            session_id: session_id(),
         };
         // Both work and agree before anything is measured.
         setup.runtime.block_on(async {
@@ -175,7 +192,7 @@ impl Setup {
     }
 
     async fn hand_written_calls(&self, n: usize) -> Vec<types::Session> {
-        let calls = (0..n).map(|_| hand_written(&self.http, &self.url));
+        let calls = (0..n).map(|_| hand_written(&self.http, &self.base, self.session_id));
         join_all(calls)
             .await
             .into_iter()
@@ -184,7 +201,12 @@ impl Setup {
     }
 
     async fn generated_calls(&self, n: usize) -> Vec<types::Session> {
-        let calls = (0..n).map(|_| self.generated.get_session().session_id(session_id()).call());
+        let calls = (0..n).map(|_| {
+            self.generated
+                .get_session()
+                .session_id(self.session_id)
+                .call()
+        });
         join_all(calls)
             .await
             .into_iter()
@@ -256,8 +278,8 @@ fn paired_ratios(setup: &Setup) {
     }
 }
 
-/// Instruction counts: `OVERHEAD_INSTRUCTIONS=generated|handwritten OVERHEAD_CALLS=N` makes `N`
-/// sequential calls of one side and exits, for `valgrind --tool=callgrind
+/// Instruction counts: `OVERHEAD_INSTRUCTIONS=generated|handwritten|handwritten-prebuilt-url
+/// OVERHEAD_CALLS=N` makes `N` sequential calls of one side and exits, for `valgrind --tool=callgrind
 /// --separate-threads=yes` (the calls run on the main thread, the server on its own). Two runs
 /// with different `N` give the instructions per call without the setup (BENCHMARKS.md).
 fn instructions_only(side: &str, setup: &Setup) {
@@ -265,6 +287,7 @@ fn instructions_only(side: &str, setup: &Setup) {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1000);
+    let url = format!("{}/v1/sessions/{}", setup.base, setup.session_id);
     setup.runtime.block_on(async {
         // Each call awaited as it is, without `join_all`: one call's cost, not that of moving
         // its future into a `MaybeDone` (which grows with the future's size).
@@ -275,16 +298,26 @@ fn instructions_only(side: &str, setup: &Setup) {
                         setup
                             .generated
                             .get_session()
-                            .session_id(session_id())
+                            .session_id(setup.session_id)
                             .call()
                             .await
                             .unwrap(),
                     );
                 }
                 "handwritten" => {
-                    black_box(hand_written(&setup.http, &setup.url).await.unwrap());
+                    black_box(
+                        hand_written(&setup.http, &setup.base, setup.session_id)
+                            .await
+                            .unwrap(),
+                    );
                 }
-                other => panic!("OVERHEAD_INSTRUCTIONS={other:?}: generated or handwritten"),
+                "handwritten-prebuilt-url" => {
+                    black_box(hand_written_to(&setup.http, url.as_str()).await.unwrap());
+                }
+                other => panic!(
+                    "OVERHEAD_INSTRUCTIONS={other:?}: generated, handwritten or \
+                     handwritten-prebuilt-url"
+                ),
             }
         }
     });
