@@ -6,7 +6,8 @@
 //! path-segment encoder every path parameter goes through: see [`crate::path_segments`]),
 //! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
 //! operation's builder, whose `call()` every builder exposes: see [`crate::call_methods`]) and
-//! `crate::Result`.
+//! `crate::Result`. Each `send()` builds its request without avoidable allocations (see
+//! [`crate::lean_requests`]).
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -19,6 +20,7 @@ use serde_json::Value;
 
 use crate::call_methods;
 use crate::document::{self, pointer};
+use crate::lean_requests;
 use crate::open_enums::{self, OpenEnumPlan};
 use crate::path_segments;
 
@@ -54,6 +56,8 @@ pub enum GenerateError {
     OpenEnums(#[from] open_enums::OpenEnumError),
     #[error(transparent)]
     PathSegments(#[from] path_segments::PathSegmentError),
+    #[error(transparent)]
+    LeanRequests(#[from] lean_requests::LeanRequestsError),
     #[error(transparent)]
     CallMethods(#[from] call_methods::CallMethodsError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
@@ -98,6 +102,7 @@ pub fn generate(
     open_enums::open_response_enums(&mut file, plan)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
+    lean_requests::lean_requests(&mut file)?;
     allow_generated_lints(&mut file);
 
     let operations = document_operations(effective);

@@ -13,6 +13,7 @@ pub mod downconvert;
 mod error_chain;
 pub mod fetch;
 pub mod generate;
+pub mod lean_requests;
 pub mod open_enums;
 pub mod overlay;
 pub mod path_segments;

@@ -8553,15 +8553,7 @@ pub mod builder {
             let subject_email = subject_email.map_err(Error::InvalidRequest)?;
             let subject_full_name = subject_full_name.map_err(Error::InvalidRequest)?;
             let take = take.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/v1/sessions", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8609,7 +8601,12 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("Take", &take))
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_sessions",
@@ -8722,15 +8719,7 @@ pub mod builder {
                     types::CreateSessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/v1/sessions", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8740,7 +8729,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_session",
@@ -8832,18 +8826,14 @@ pub mod builder {
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8852,7 +8842,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_session",
@@ -8977,18 +8972,14 @@ pub mod builder {
                     types::UpdateSessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8998,7 +8989,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_session",
@@ -9090,19 +9086,15 @@ pub mod builder {
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/actions/extend-customer-input-deadline", client
-                .baseurl, crate ::runtime::path_segment("session_id", & session_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/actions/extend-customer-input-deadline",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9111,7 +9103,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "extend_customer_input_deadline",
@@ -9203,19 +9200,15 @@ pub mod builder {
         ) -> Result<ResponseValue<::serde_json::Value>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/actions/resend-customer-notification", client.baseurl,
-                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
-                []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/actions/resend-customer-notification",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9224,7 +9217,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "resend_customer_notification",
@@ -9321,18 +9319,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/input-requirements", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/input-requirements",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9341,7 +9336,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_input_requirements",
@@ -9435,20 +9435,26 @@ pub mod builder {
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/pdf-report", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/pdf-report",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_pdf_report",
             };
@@ -9542,18 +9548,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/source-files", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/source-files",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9562,7 +9565,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_source_files",
@@ -9671,20 +9679,18 @@ pub mod builder {
             let Self { client, session_id, source_file_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/source-files/{}", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-                crate ::runtime::path_segment("source_file_id", & source_file_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/source-files/",
+                &*source_file_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9693,7 +9699,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_source_file",
@@ -9805,20 +9816,19 @@ pub mod builder {
             let Self { client, session_id, source_file_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/source-files/{}/content", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-                crate ::runtime::path_segment("source_file_id", & source_file_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/source-files/",
+                &*source_file_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/content",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9827,7 +9837,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_source_file_content",
@@ -9908,15 +9923,7 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client } = self;
-            let url = format!("{}/v1/consumer/packages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9925,7 +9932,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_consumer_packages",
@@ -10022,18 +10034,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/account-statements", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/account-statements",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10042,7 +10051,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_account_statements",
@@ -10136,21 +10150,26 @@ pub mod builder {
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/account-statements/transactions/excel", client
-                .baseurl, crate ::runtime::path_segment("session_id", & session_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/account-statements/transactions/excel",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_account_statement_transactions_excel",
             };
@@ -10259,22 +10278,32 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/excel", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-                crate ::runtime::path_segment("account_statement_id", &
-                account_statement_id.to_string(), & ["transactions"]) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/account-statements/",
+                &*crate::runtime::path_segment(
+                    "account_statement_id",
+                    &account_statement_id,
+                    &["transactions"],
+                )?,
+                "/excel",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_account_statement_excel",
             };
@@ -10368,18 +10397,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/attachments", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/attachments",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10388,7 +10414,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_attachments",
@@ -10497,22 +10528,28 @@ pub mod builder {
             let Self { client, session_id, attachment_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let attachment_id = attachment_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/attachments/{}/content", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-                crate ::runtime::path_segment("attachment_id", & attachment_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/attachments/",
+                &*crate::runtime::path_segment("attachment_id", &attachment_id, &[])?,
+                "/content",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_attachment_content",
             };
@@ -10606,18 +10643,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/categorizations-summary", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/categorizations-summary",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10626,7 +10660,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_categorizations_summary",
@@ -10723,18 +10762,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/categorizations", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/categorizations",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10743,7 +10779,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_categorizations",
@@ -10840,18 +10881,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/court-and-insolvencies", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/court-and-insolvencies",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10860,7 +10898,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_court_and_insolvencies",
@@ -10957,18 +11000,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/identity-verifications", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/identity-verifications",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -10977,7 +11017,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_identity_verifications",
@@ -11089,20 +11134,21 @@ pub mod builder {
             let Self { client, session_id, verification_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let verification_id = verification_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/identity-verifications/{}/images", client.baseurl,
-                crate ::runtime::path_segment("session_id", & session_id.to_string(), &
-                []) ?, crate ::runtime::path_segment("verification_id", & verification_id
-                .to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/identity-verifications/",
+                &*crate::runtime::path_segment(
+                    "verification_id",
+                    &verification_id,
+                    &[],
+                )?,
+                "/images",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11111,7 +11157,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_identity_verification_images",
@@ -11235,23 +11286,34 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let verification_id = verification_id.map_err(Error::InvalidRequest)?;
             let image_id = image_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/identity-verifications/{}/images/{}/content", client
-                .baseurl, crate ::runtime::path_segment("session_id", & session_id
-                .to_string(), & []) ?, crate ::runtime::path_segment("verification_id", &
-                verification_id.to_string(), & []) ?, crate
-                ::runtime::path_segment("image_id", & image_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/identity-verifications/",
+                &*crate::runtime::path_segment(
+                    "verification_id",
+                    &verification_id,
+                    &[],
+                )?,
+                "/images/",
+                &*crate::runtime::path_segment("image_id", &image_id, &[])?,
+                "/content",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_identity_verification_image_content",
             };
@@ -11345,18 +11407,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/immovables", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/immovables",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11365,7 +11424,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_immovables",
@@ -11462,18 +11526,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/legal-entities", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/legal-entities",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11482,7 +11543,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_legal_entities",
@@ -11579,18 +11645,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/metrics", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/metrics",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11599,7 +11662,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_metrics",
@@ -11696,18 +11764,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/negative-tradelines", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/negative-tradelines",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11716,7 +11781,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_negative_tradelines",
@@ -11813,18 +11883,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/person-details", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/person-details",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11833,7 +11900,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_person_details",
@@ -11930,18 +12002,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/positive-tradelines", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/positive-tradelines",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -11950,7 +12019,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_positive_tradelines",
@@ -12047,18 +12121,15 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/registry-incomes", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/registry-incomes",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -12067,7 +12138,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_registry_incomes",
@@ -12161,18 +12237,15 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ScoresResponse>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/scores", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/scores",
+            ]
+                .concat();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -12181,7 +12254,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_scores",
@@ -12293,22 +12371,32 @@ pub mod builder {
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let account_statement_id = account_statement_id
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v1/sessions/{}/account-statements/{}/tsv", client.baseurl, crate
-                ::runtime::path_segment("session_id", & session_id.to_string(), & []) ?,
-                crate ::runtime::path_segment("account_statement_id", &
-                account_statement_id.to_string(), & []) ?,
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id
+                    .hyphenated()
+                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/account-statements/",
+                &*crate::runtime::path_segment(
+                    "account_statement_id",
+                    &account_statement_id,
+                    &[],
+                )?,
+                "/tsv",
+            ]
+                .concat();
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         super::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "get_account_statement_tsv",
             };

@@ -121,6 +121,41 @@ fn generated_code_has_its_header_and_a_builder_per_operation() {
     }
 }
 
+/// What `codegen/src/lean_requests.rs` leaves behind when it understood every `send()`: no URL
+/// `format!`, no header map of its own, no path value made text through a `String`. A new
+/// progenitor whose code the pass no longer recognizes still generates a correct client, but a
+/// slower one: this test is where that shows.
+#[test]
+fn every_request_is_built_the_lean_way() {
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    let compact: String = generated.split_whitespace().collect();
+    let sends = compact.matches("pubasyncfnsend(").count();
+    assert_eq!(
+        sends,
+        operations(&effective_document()).len(),
+        "one send() per operation"
+    );
+    for left in [
+        "format!(\"{}/",
+        "HeaderMap::with_capacity",
+        ".headers(header_map)",
+        "encode_path(",
+        // Every path value of this document is a `Uuid` or a `String`: neither needs one.
+        ".to_string(),&[",
+    ] {
+        assert!(
+            !compact.contains(left),
+            "generated.rs still contains `{left}`"
+        );
+    }
+    // Every URL is one `concat()` of the base URL and the path's parts.
+    assert_eq!(
+        compact.matches("[client.baseurl.as_str(),").count(),
+        sends,
+        "one joined URL per send()"
+    );
+}
+
 #[test]
 fn surface_lists_each_operation_once() {
     let (_, surface) = workspace_file("generated-client/SURFACE.md");

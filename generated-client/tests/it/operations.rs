@@ -161,6 +161,16 @@ impl Expected {
     }
 }
 
+/// `info.version` of the effective document: what every request sends as `api-version`.
+fn published_api_version() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spec/openapi.effective.json"
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    document["info"]["version"].as_str().unwrap().to_string()
+}
+
 fn header<'r>(request: &'r Request, name: &str) -> Option<&'r str> {
     request
         .headers
@@ -205,6 +215,17 @@ fn assert_request(op: &str, request: &Request, expected: &Expected, json_respons
         header(request, "authorization"),
         Some("Bearer t"),
         "{op}: Authorization header"
+    );
+    let versions: Vec<&str> = request
+        .headers
+        .get_all("api-version")
+        .iter()
+        .map(|v| v.to_str().expect("an ASCII header value"))
+        .collect();
+    assert_eq!(
+        versions,
+        [published_api_version().as_str()],
+        "{op}: exactly one api-version header, the document's version"
     );
     if json_response {
         assert_eq!(

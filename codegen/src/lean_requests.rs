@@ -1,0 +1,611 @@
+//! Builds each request without work the call does not need.
+//!
+//! progenitor's `send()` builds a request in three steps that cost more than they must, on
+//! every call (`generated-client/benches/client_overhead.rs` measures them in instructions):
+//!
+//! - the URL is a `format!("{}/v1/sessions/{}", client.baseurl, ...)`, whose `String` starts
+//!   without capacity (the format begins with an argument) and grows twice;
+//! - each path value is made text with `to_string()`: a `Uuid` through `Display` and the
+//!   formatting machinery into a new `String`, a `String` copied;
+//! - the `api-version` header goes into a `HeaderMap` of its own (two allocations), which reqwest
+//!   then merges into the request's header map and drops.
+//!
+//! This pass, run after [`path_segments`](crate::path_segments), rewrites each builder's
+//! `send()`:
+//!
+//! - the URL `format!` becomes `[client.baseurl.as_str(), "/v1/...", &*segment, ...].concat()`,
+//!   one allocation of the exact length;
+//! - a `Uuid` path value is encoded into a stack buffer (`hyphenated().encode_lower(..)`, the
+//!   text `Display` gives), a `String` one is borrowed; other types keep `to_string()`. A
+//!   `Uuid` needs no run-time check either (36 bytes of `[0-9a-f-]`: nothing to encode, never
+//!   empty, `.`, `..` or a separator), unless another operation has a literal segment at its
+//!   place, which only `path_segment` compares;
+//! - headers that are only ever appended to that separate map with static values are set on the
+//!   request directly (`.header(name, value)`), which is what the merge did: the request had no
+//!   such header before.
+//!
+//! Every value in a URL must already be a `crate::runtime::path_segment(..)?` (the
+//! [`path_segments`](crate::path_segments) pass made it one); any other value fails generation.
+//! So every path of every generated request has its template's shape, by construction, and the
+//! runtime does not check it again on each call.
+//!
+//! The request sent is the same, byte for byte: the rewrite changes how it is built, not what
+//! it is (`generated-client/tests/it/operations.rs` checks what each of the 32 operations puts
+//! on the wire: method, exact path, query, headers, body). A `send()` whose
+//! code has another shape is left as progenitor wrote it (correct, only slower); a test over the
+//! workspace's generated file makes sure nothing was left.
+
+use std::collections::BTreeMap;
+
+use quote::quote;
+use syn::punctuated::Punctuated;
+use syn::visit_mut::VisitMut;
+
+/// The pass found a URL `format!` it could not take apart.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "progenitor's request-building code no longer has the shape codegen/src/lean_requests.rs \
+     rewrites ({0}); update that pass for the new progenitor version"
+)]
+pub struct LeanRequestsError(String);
+
+/// The Rust type of each builder field, by builder name and field name: `T` of the field's
+/// `Result<T, String>`.
+type FieldTypes = BTreeMap<String, BTreeMap<String, syn::Type>>;
+
+/// Rewrites every builder's `send()` of `file` (see the [module documentation](self)).
+pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
+    for item in &mut file.items {
+        let syn::Item::Mod(module) = item else {
+            continue;
+        };
+        if module.ident != "builder" {
+            continue;
+        }
+        let Some((_, items)) = module.content.as_mut() else {
+            continue;
+        };
+        let fields = builder_fields(items);
+        for item in items {
+            let syn::Item::Impl(imp) = item else {
+                continue;
+            };
+            if imp.trait_.is_some() {
+                continue;
+            }
+            let Some(types) = self_type_name(&imp.self_ty).and_then(|name| fields.get(&name))
+            else {
+                continue;
+            };
+            for impl_item in &mut imp.items {
+                if let syn::ImplItem::Fn(method) = impl_item
+                    && method.sig.ident == "send"
+                {
+                    lean_send(&mut method.block, types)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fields of every builder struct of `items`.
+fn builder_fields(items: &[syn::Item]) -> FieldTypes {
+    let mut builders = FieldTypes::new();
+    for item in items {
+        let syn::Item::Struct(builder) = item else {
+            continue;
+        };
+        let fields = builder
+            .fields
+            .iter()
+            .filter_map(|field| {
+                Some((
+                    field.ident.as_ref()?.to_string(),
+                    result_ok_type(&field.ty)?,
+                ))
+            })
+            .collect();
+        builders.insert(builder.ident.to_string(), fields);
+    }
+    builders
+}
+
+/// `T` of `Result<T, E>`.
+fn result_ok_type(ty: &syn::Type) -> Option<syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    match arguments.args.first()? {
+        syn::GenericArgument::Type(ok) => Some(ok.clone()),
+        _ => None,
+    }
+}
+
+fn self_type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(path) => Some(path.path.segments.last()?.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// How a path value of a given type becomes text.
+#[derive(Debug, PartialEq, Eq)]
+enum TextOf {
+    /// Encoded into a stack buffer.
+    Uuid,
+    /// Borrowed as it is.
+    String,
+    /// `to_string()`, as progenitor wrote it.
+    Display,
+}
+
+fn text_of(ty: &syn::Type) -> TextOf {
+    let text = quote!(#ty).to_string().replace(' ', "");
+    match text.as_str() {
+        "::uuid::Uuid" | "uuid::Uuid" => TextOf::Uuid,
+        "::std::string::String" | "std::string::String" | "String" => TextOf::String,
+        _ => TextOf::Display,
+    }
+}
+
+fn lean_send(
+    block: &mut syn::Block,
+    types: &BTreeMap<String, syn::Type>,
+) -> Result<(), LeanRequestsError> {
+    let mut urls = UrlFormats {
+        types,
+        problem: None,
+    };
+    urls.visit_block_mut(block);
+    if let Some(problem) = urls.problem {
+        return Err(LeanRequestsError(problem));
+    }
+    direct_static_headers(block);
+    Ok(())
+}
+
+/// Rewrites the URL `format!` of a `send()` and the path values inside it.
+struct UrlFormats<'t> {
+    types: &'t BTreeMap<String, syn::Type>,
+    problem: Option<String>,
+}
+
+impl VisitMut for UrlFormats<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Macro(mac) = expr
+            && mac.mac.path.is_ident("format")
+        {
+            match self.joined_url(&mac.mac) {
+                Ok(Some(joined)) => *expr = joined,
+                Ok(None) => {}
+                Err(problem) => {
+                    self.problem.get_or_insert(problem);
+                }
+            }
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+impl UrlFormats<'_> {
+    /// The `concat()` of the parts of a URL `format!` (one whose first argument is `client.baseurl`),
+    /// `None` for any other `format!`.
+    fn joined_url(&self, mac: &syn::Macro) -> Result<Option<syn::Expr>, String> {
+        let Ok(args) =
+            mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        else {
+            return Ok(None);
+        };
+        let mut args = args.into_iter();
+        let (
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            })),
+            Some(base),
+        ) = (args.next(), args.next())
+        else {
+            return Ok(None);
+        };
+        if quote!(#base).to_string().replace(' ', "") != "client.baseurl" {
+            return Ok(None);
+        }
+        let text = text.value();
+        let Some(path) = text.strip_prefix("{}") else {
+            return Err(format!(
+                "the URL format {text:?} does not start with the base URL"
+            ));
+        };
+        let literals: Vec<&str> = path.split("{}").collect();
+        if literals.iter().any(|l| l.contains(['{', '}'])) {
+            return Err(format!(
+                "the URL format {text:?} has placeholders other than `{{}}`"
+            ));
+        }
+        let values = args
+            .map(|value| self.lean_path_value(value))
+            .collect::<Result<Vec<syn::Expr>, String>>()?;
+        if values.len() + 1 != literals.len() {
+            return Err(format!(
+                "the URL format {text:?} has {} placeholders for its path but {} values",
+                literals.len() - 1,
+                values.len()
+            ));
+        }
+        let mut parts: Vec<syn::Expr> = vec![syn::parse_quote!(client.baseurl.as_str())];
+        for (index, literal) in literals.iter().enumerate() {
+            if index > 0 {
+                let value = &values[index - 1];
+                parts.push(syn::parse_quote!(&*#value));
+            }
+            if !literal.is_empty() {
+                parts.push(syn::parse_quote!(#literal));
+            }
+        }
+        Ok(Some(syn::parse_quote!([#(#parts),*].concat())))
+    }
+
+    /// `value` (a `crate::runtime::path_segment(name, &p.to_string(), reserved)?`) with the
+    /// text of `p` made without `to_string()` where its type allows. Any other value is an
+    /// error: every value in a URL must be a segment the client checked (that is what lets the
+    /// run time trust the path's shape).
+    fn lean_path_value(&self, mut value: syn::Expr) -> Result<syn::Expr, String> {
+        let shown = quote!(#value).to_string();
+        let unchecked = || {
+            format!(
+                "the URL value `{shown}` is not a `crate::runtime::path_segment(..)?` call (the \
+                 path_segments pass must run first)"
+            )
+        };
+        let syn::Expr::Try(attempt) = &mut value else {
+            return Err(unchecked());
+        };
+        let syn::Expr::Call(call) = &mut *attempt.expr else {
+            return Err(unchecked());
+        };
+        let is_path_segment = matches!(&*call.func, syn::Expr::Path(p)
+            if p.path.segments.len() == 3
+                && p.path.segments.iter().map(|s| s.ident.to_string()).eq(["crate", "runtime", "path_segment"]));
+        if !is_path_segment || call.args.len() != 3 {
+            return Err(unchecked());
+        }
+        let Some(parameter) = to_string_receiver(&call.args[1]) else {
+            return Ok(value);
+        };
+        let Some(ty) = self.types.get(&parameter.to_string()) else {
+            return Ok(value);
+        };
+        let no_sibling_literals = matches!(&call.args[2], syn::Expr::Reference(r)
+            if matches!(&*r.expr, syn::Expr::Array(a) if a.elems.is_empty()));
+        match text_of(ty) {
+            // 36 bytes of `[0-9a-f-]`: never empty, `.` or `..`, nothing to encode or refuse;
+            // only a sibling literal (none here) could make it another operation's path.
+            TextOf::Uuid if no_sibling_literals => Ok(syn::parse_quote!(
+                #parameter.hyphenated().encode_lower(&mut ::uuid::Uuid::encode_buffer())
+            )),
+            TextOf::Uuid => {
+                call.args[1] = syn::parse_quote!(
+                    #parameter.hyphenated().encode_lower(&mut ::uuid::Uuid::encode_buffer())
+                );
+                Ok(value)
+            }
+            TextOf::String => {
+                call.args[1] = syn::parse_quote!(&#parameter);
+                Ok(value)
+            }
+            TextOf::Display => Ok(value),
+        }
+    }
+}
+
+/// `p` of `&p.to_string()`.
+fn to_string_receiver(expr: &syn::Expr) -> Option<syn::Ident> {
+    let syn::Expr::Reference(reference) = expr else {
+        return None;
+    };
+    let syn::Expr::MethodCall(method) = &*reference.expr else {
+        return None;
+    };
+    if method.method != "to_string" || !method.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::Path(path) = &*method.receiver else {
+        return None;
+    };
+    path.path.get_ident().cloned()
+}
+
+/// Sets the headers progenitor collects in a `header_map` of their own on the request
+/// directly, when that map is only created, appended static values, and given to `.headers()`.
+fn direct_static_headers(block: &mut syn::Block) {
+    let Some(created) = block.stmts.iter().position(is_header_map_creation) else {
+        return;
+    };
+    let appended: Vec<(syn::Expr, syn::Expr)> = block.stmts[created + 1..]
+        .iter()
+        .map_while(static_append)
+        .collect();
+    if appended.is_empty() {
+        return;
+    }
+    // Created, appended to, given to `.headers()`: any other use leaves the code as it is.
+    let mut uses = HeaderMapUses::default();
+    uses.visit_block_mut(block);
+    if uses.count != appended.len() + 2 {
+        return;
+    }
+    let mut replace = ReplaceHeaders {
+        appended: &appended,
+        replaced: 0,
+    };
+    for stmt in &mut block.stmts[created + 1 + appended.len()..] {
+        replace.visit_stmt_mut(stmt);
+    }
+    if replace.replaced == 1 {
+        block.stmts.drain(created..created + 1 + appended.len());
+    }
+}
+
+fn is_header_map_creation(stmt: &syn::Stmt) -> bool {
+    let syn::Stmt::Local(local) = stmt else {
+        return false;
+    };
+    let is_header_map = matches!(&local.pat, syn::Pat::Ident(p) if p.ident == "header_map");
+    let creates = local.init.as_ref().is_some_and(|init| {
+        matches!(&*init.expr, syn::Expr::Call(call)
+            if matches!(&*call.func, syn::Expr::Path(p)
+                if p.path.segments.len() >= 2
+                    && p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "HeaderMap")
+                    && p.path.segments.last().is_some_and(|s| s.ident == "with_capacity")))
+    });
+    is_header_map && creates
+}
+
+/// `(name, value)` of `header_map.append(name, value);` when both are `from_static` calls.
+fn static_append(stmt: &syn::Stmt) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(call), Some(_)) = stmt else {
+        return None;
+    };
+    let receiver_is_map =
+        matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident("header_map"));
+    if !receiver_is_map || call.method != "append" || call.args.len() != 2 {
+        return None;
+    }
+    let name = call.args.first()?.clone();
+    let value = call.args.last()?.clone();
+    (is_from_static(&name) && is_from_static(&value)).then_some((name, value))
+}
+
+fn is_from_static(expr: &syn::Expr) -> bool {
+    matches!(expr, syn::Expr::Call(call)
+        if matches!(&*call.func, syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "from_static")))
+}
+
+/// Counts the uses of `header_map` in a block.
+#[derive(Default)]
+struct HeaderMapUses {
+    count: usize,
+}
+
+impl VisitMut for HeaderMapUses {
+    fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
+        if ident == "header_map" {
+            self.count += 1;
+        }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        // A use inside a macro's tokens is not visited as an identifier: count it so that the
+        // totals no longer match and the code is left as it is.
+        if mac.tokens.to_string().contains("header_map") {
+            self.count += 1;
+        }
+    }
+}
+
+/// Replaces `.headers(header_map)` by one `.header(name, value)` per appended header.
+struct ReplaceHeaders<'a> {
+    appended: &'a [(syn::Expr, syn::Expr)],
+    replaced: usize,
+}
+
+impl VisitMut for ReplaceHeaders<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let syn::Expr::MethodCall(call) = expr else {
+            return;
+        };
+        let gives_map = call.method == "headers"
+            && call.args.len() == 1
+            && matches!(call.args.first(), Some(syn::Expr::Path(p)) if p.path.is_ident("header_map"));
+        if !gives_map {
+            return;
+        }
+        let mut chained = (*call.receiver).clone();
+        for (name, value) in self.appended {
+            chained = syn::parse_quote!(#chained.header(#name, #value));
+        }
+        *expr = chained;
+        self.replaced += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::TokenStream;
+
+    fn rewritten(code: TokenStream) -> String {
+        let mut file: syn::File = syn::parse2(code).unwrap();
+        lean_requests(&mut file).unwrap();
+        prettyplease::unparse(&file).split_whitespace().collect()
+    }
+
+    fn builder(send_body: TokenStream) -> TokenStream {
+        quote! {
+            pub mod builder {
+                pub struct GetThing<'a> {
+                    client: &'a super::Client,
+                    session_id: Result<::uuid::Uuid, String>,
+                    file_id: Result<::std::string::String, String>,
+                    page: Result<i32, String>,
+                }
+                impl<'a> GetThing<'a> {
+                    pub async fn send(self) -> Result<(), Error<()>> {
+                        #send_body
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_url_is_joined_once_with_each_path_value_made_text_without_a_string() {
+        let text = rewritten(builder(quote! {
+            let url = format!(
+                "{}/v1/sessions/{}/files/{}/pages/{}",
+                client.baseurl,
+                crate::runtime::path_segment("session_id", &session_id.to_string(), &[])?,
+                crate::runtime::path_segment("file_id", &file_id.to_string(), &["all"])?,
+                crate::runtime::path_segment("page", &page.to_string(), &[])?,
+            );
+            let other = format!("{} items", count);
+        }));
+        let expected: String = r#"let url = [
+                client.baseurl.as_str(),
+                "/v1/sessions/",
+                &*session_id.hyphenated().encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                "/files/",
+                &*crate::runtime::path_segment("file_id", &file_id, &["all"])?,
+                "/pages/",
+                &*crate::runtime::path_segment("page", &page.to_string(), &[])?,
+            ].concat();"#
+            .split_whitespace()
+            .collect();
+        assert!(text.contains(&expected), "{text}");
+        // Not a URL: left alone.
+        assert!(text.contains(r#"format!("{}items",count)"#), "{text}");
+    }
+
+    #[test]
+    fn a_url_without_path_values_and_one_ending_in_a_value_are_joined_too() {
+        let text = rewritten(builder(quote! {
+            let a = format!("{}/v1/sessions", client.baseurl,);
+            let b = format!("{}/v1/sessions/{}", client.baseurl, crate::runtime::path_segment("session_id", &session_id.to_string(), &[])?);
+        }));
+        assert!(
+            text.contains(r#"leta=[client.baseurl.as_str(),"/v1/sessions"].concat();"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"letb=[client.baseurl.as_str(),"/v1/sessions/",&*session_id.hyphenated()"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_uuid_that_could_equal_a_sibling_literal_is_still_checked() {
+        let text = rewritten(builder(quote! {
+            let url = format!(
+                "{}/v1/sessions/{}",
+                client.baseurl,
+                crate::runtime::path_segment("session_id", &session_id.to_string(), &["all"])?,
+            );
+        }));
+        assert!(
+            text.contains(r#"&*crate::runtime::path_segment("session_id",session_id.hyphenated().encode_lower(&mut::uuid::Uuid::encode_buffer()),&["all"],)?"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn static_headers_are_set_on_the_request_instead_of_a_map_of_their_own() {
+        let text = rewritten(builder(quote! {
+            let url = format!("{}/v1/sessions", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+        }));
+        assert!(!text.contains("header_map"), "{text}");
+        assert!(
+            text.contains(r#".header(::reqwest::header::ACCEPT,::reqwest::header::HeaderValue::from_static("application/json"),).header(::reqwest::header::HeaderName::from_static("api-version"),::reqwest::header::HeaderValue::from_static(super::Client::api_version(),),).build()?;"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_header_map_with_any_other_use_is_left_as_progenitor_wrote_it() {
+        let text = rewritten(builder(quote! {
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static("1.0"),
+            );
+            if let Some(v) = if_match {
+                header_map.append("If-Match", v.to_string().try_into()?);
+            }
+            let mut request = client.client.get(url).headers(header_map).build()?;
+        }));
+        assert!(text.contains("letmutheader_map"), "{text}");
+        assert!(text.contains(".headers(header_map)"), "{text}");
+    }
+
+    #[test]
+    fn a_url_format_of_another_shape_is_an_error_naming_the_pass() {
+        let mut file: syn::File = syn::parse2(builder(quote! {
+            let url = format!("{}/v1/{{x}}/{}", client.baseurl, id);
+        }))
+        .unwrap();
+        let error = lean_requests(&mut file).unwrap_err().to_string();
+        assert!(error.contains("lean_requests.rs"), "{error}");
+        let mut file: syn::File = syn::parse2(builder(quote! {
+            let url = format!("{}/v1/{}", client.baseurl);
+        }))
+        .unwrap();
+        assert!(lean_requests(&mut file).is_err());
+    }
+
+    #[test]
+    fn a_url_value_the_client_did_not_check_is_an_error() {
+        for value in [
+            quote!(session_id),
+            quote!(encode_path(&session_id.to_string())),
+            quote!(other::path_segment(
+                "session_id",
+                &session_id.to_string(),
+                &[]
+            )?),
+        ] {
+            let mut file: syn::File = syn::parse2(builder(quote! {
+                let url = format!("{}/v1/sessions/{}", client.baseurl, #value);
+            }))
+            .unwrap();
+            let error = lean_requests(&mut file).unwrap_err().to_string();
+            assert!(
+                error.contains("is not a `crate::runtime::path_segment"),
+                "{error}"
+            );
+        }
+    }
+}
