@@ -10,8 +10,11 @@
 //! - the `api-version` header goes into a `HeaderMap` of its own (two allocations), which reqwest
 //!   then merges into the request's header map and drops.
 //!
+//! Nor does the builder need its placeholder messages: `new()` allocates one per required
+//! parameter, which the setter then drops.
+//!
 //! This pass, run after [`path_segments`](crate::path_segments), rewrites each builder's
-//! `send()`:
+//! `new()` and `send()`:
 //!
 //! - the URL `format!` becomes `[client.baseurl.as_str(), "/v1/...", &*segment, ...].concat()`,
 //!   one allocation of the exact length;
@@ -22,7 +25,11 @@
 //!   place, which only `path_segment` compares;
 //! - headers that are only ever appended to that separate map with static values are set on the
 //!   request directly (`.header(name, value)`), which is what the merge did: the request had no
-//!   such header before.
+//!   such header before; a header name or value that is a string literal is made in a `const`
+//!   block, so that its bytes are checked at compile time and not on every call;
+//! - a builder's required parameters start as an empty `Err`, not as a `String` holding
+//!   "<parameter> was not initialized" that every setter call drops: `send()` writes that same
+//!   message when the parameter was never given.
 //!
 //! Every value in a URL must already be a `crate::runtime::path_segment(..)?` (the
 //! [`path_segments`](crate::path_segments) pass made it one); any other value fails generation.
@@ -55,6 +62,7 @@ type FieldTypes = BTreeMap<String, BTreeMap<String, syn::Type>>;
 
 /// Rewrites every builder's `send()` of `file` (see the [module documentation](self)).
 pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
+    let api_version = api_version(file);
     for item in &mut file.items {
         let syn::Item::Mod(module) = item else {
             continue;
@@ -77,14 +85,98 @@ pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
             else {
                 continue;
             };
+            let builder = self_type_name(&imp.self_ty).unwrap_or_default();
+            // `new()` comes before `send()` in progenitor's impls; both are looked for anyway.
+            let mut unset = Vec::new();
+            for impl_item in &mut imp.items {
+                if let syn::ImplItem::Fn(method) = impl_item
+                    && method.sig.ident == "new"
+                {
+                    unset = lean_unset_parameters(&mut method.block);
+                }
+            }
             for impl_item in &mut imp.items {
                 if let syn::ImplItem::Fn(method) = impl_item
                     && method.sig.ident == "send"
                 {
-                    lean_send(&mut method.block, types)?;
+                    lean_send(&mut method.block, types, api_version.as_ref())?;
+                    explain_unset_parameters(&mut method.block, &unset).map_err(|field| {
+                        LeanRequestsError(format!(
+                            "`{builder}::send` does not unwrap `{field}` with \
+                             `{field}.map_err(Error::InvalidRequest)?`"
+                        ))
+                    })?;
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// The fields a builder's `new()` starts as `Err("<field> was not initialized".to_string())`,
+/// now started as `Err(String::new())`: the message is written by `send()` only when a
+/// parameter really was never given (see [`explain_unset_parameters`]), not allocated on every
+/// call for the setter to drop.
+fn lean_unset_parameters(block: &mut syn::Block) -> Vec<String> {
+    #[derive(Default)]
+    struct Unset {
+        fields: Vec<String>,
+    }
+    impl VisitMut for Unset {
+        fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
+            let syn::Member::Named(name) = &field.member else {
+                return;
+            };
+            let placeholder = format!("{name} was not initialized");
+            let is_placeholder = matches!(&field.expr, syn::Expr::Call(err)
+                if matches!(&*err.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+                    && err.args.len() == 1
+                    && matches!(err.args.first(), Some(syn::Expr::MethodCall(m))
+                        if m.method == "to_string"
+                            && matches!(&*m.receiver, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. })
+                                if text.value() == placeholder)));
+            if is_placeholder {
+                field.expr = syn::parse_quote!(Err(::std::string::String::new()));
+                self.fields.push(name.to_string());
+            }
+        }
+    }
+    let mut unset = Unset::default();
+    unset.visit_block_mut(block);
+    unset.fields
+}
+
+/// In `send()`, `let p = p.map_err(Error::InvalidRequest)?;` for each field of `unset` becomes
+/// a `map_err` that says `"p was not initialized"` for the empty placeholder, as progenitor's
+/// message did, and passes any other reason (a failed conversion) as it is. A field whose
+/// unwrapping is not found is returned: its placeholder would otherwise reach the user empty.
+fn explain_unset_parameters(block: &mut syn::Block, unset: &[String]) -> Result<(), String> {
+    for field in unset {
+        let placeholder = format!("{field} was not initialized");
+        let unwrapping = block.stmts.iter_mut().find_map(|stmt| {
+            let syn::Stmt::Local(local) = stmt else {
+                return None;
+            };
+            let binds_field = matches!(&local.pat, syn::Pat::Ident(p) if p.ident == field);
+            let init = local.init.as_mut().filter(|_| binds_field)?;
+            let syn::Expr::Try(attempt) = &mut *init.expr else {
+                return None;
+            };
+            let syn::Expr::MethodCall(call) = &mut *attempt.expr else {
+                return None;
+            };
+            let plain = call.method == "map_err"
+                && matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident(field.as_str()))
+                && matches!(call.args.first(), Some(syn::Expr::Path(p))
+                    if p.path.segments.last().is_some_and(|s| s.ident == "InvalidRequest"));
+            plain.then_some(call)
+        });
+        let Some(call) = unwrapping else {
+            return Err(field.clone());
+        };
+        call.args = syn::parse_quote!(|why: ::std::string::String| Error::InvalidRequest(
+            if why.is_empty() { #placeholder.to_string() } else { why }
+        ));
     }
     Ok(())
 }
@@ -156,10 +248,59 @@ fn text_of(ty: &syn::Type) -> TextOf {
     }
 }
 
+/// The literal `Client::api_version()` returns (progenitor writes the document's
+/// `info.version` into the `ClientInfo` impl), if it is one.
+fn api_version(file: &syn::File) -> Option<syn::LitStr> {
+    file.items.iter().find_map(|item| {
+        let syn::Item::Impl(imp) = item else {
+            return None;
+        };
+        imp.items.iter().find_map(|impl_item| {
+            let syn::ImplItem::Fn(method) = impl_item else {
+                return None;
+            };
+            match method.block.stmts.as_slice() {
+                [
+                    syn::Stmt::Expr(
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(version),
+                            ..
+                        }),
+                        None,
+                    ),
+                ] if method.sig.ident == "api_version" => Some(version.clone()),
+                _ => None,
+            }
+        })
+    })
+}
+
+/// Replaces `super::Client::api_version()` by the literal it returns.
+struct InlineApiVersion<'v>(&'v syn::LitStr);
+
+impl VisitMut for InlineApiVersion<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Call(call) = expr
+            && call.args.is_empty()
+            && matches!(&*call.func, syn::Expr::Path(p)
+                if p.path.segments.iter().map(|s| s.ident.to_string()).eq(["super", "Client", "api_version"]))
+        {
+            let version = self.0;
+            *expr = syn::parse_quote!(#version);
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
 fn lean_send(
     block: &mut syn::Block,
     types: &BTreeMap<String, syn::Type>,
+    api_version: Option<&syn::LitStr>,
 ) -> Result<(), LeanRequestsError> {
+    if let Some(version) = api_version {
+        InlineApiVersion(version).visit_block_mut(block);
+    }
     let mut urls = UrlFormats {
         types,
         problem: None,
@@ -169,7 +310,27 @@ fn lean_send(
         return Err(LeanRequestsError(problem));
     }
     direct_static_headers(block);
+    ConstHeaders.visit_block_mut(block);
     Ok(())
+}
+
+/// Wraps `HeaderName::from_static("...")` and `HeaderValue::from_static("...")` of a string
+/// literal in `const { }`: both are `const fn`s that check every byte, which then happens once,
+/// at compile time, instead of on every call (an invalid literal becomes a compile error).
+struct ConstHeaders;
+
+impl VisitMut for ConstHeaders {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        let of_literal = is_from_static(expr)
+            && matches!(expr, syn::Expr::Call(call)
+                if matches!(call.args.first(), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }))));
+        if of_literal {
+            let call = expr.clone();
+            *expr = syn::parse_quote!(const { #call });
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
 }
 
 /// Rewrites the URL `format!` of a `send()` and the path values inside it.
@@ -453,6 +614,11 @@ mod tests {
 
     fn builder(send_body: TokenStream) -> TokenStream {
         quote! {
+            impl ClientInfo<()> for Client {
+                fn api_version() -> &'static str {
+                    "2.1"
+                }
+            }
             pub mod builder {
                 pub struct GetThing<'a> {
                     client: &'a super::Client,
@@ -530,6 +696,66 @@ mod tests {
         );
     }
 
+    fn builder_with_new(send_body: TokenStream) -> TokenStream {
+        quote! {
+            pub mod builder {
+                pub struct GetThing<'a> {
+                    client: &'a super::Client,
+                    session_id: Result<::uuid::Uuid, String>,
+                    body: Result<types::builder::Thing, String>,
+                }
+                impl<'a> GetThing<'a> {
+                    pub fn new(client: &'a super::Client) -> Self {
+                        Self {
+                            client: client,
+                            session_id: Err("session_id was not initialized".to_string()),
+                            body: Ok(::std::default::Default::default()),
+                        }
+                    }
+                    pub async fn send(self) -> Result<(), Error<()>> {
+                        #send_body
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_required_parameter_starts_without_a_message_and_send_writes_it_when_missing() {
+        let text = rewritten(builder_with_new(quote! {
+            let Self { client, session_id, body } = self;
+            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+        }));
+        assert!(
+            text.contains(r#"session_id:Err(::std::string::String::new()),body:Ok(::std::default::Default::default()),"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"letsession_id=session_id.map_err(|why:::std::string::String|Error::InvalidRequest(ifwhy.is_empty(){"session_idwasnotinitialized".to_string()}else{why},))?;"#),
+            "{text}"
+        );
+        // A parameter with a default keeps progenitor's plain unwrapping.
+        assert!(
+            text.contains("letbody=body.map_err(Error::InvalidRequest)?;"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_placeholder_send_does_not_unwrap_is_an_error_not_an_empty_message() {
+        let mut file: syn::File = syn::parse2(builder_with_new(quote! {
+            let Self { client, session_id, body } = self;
+            let session_id = session_id.unwrap();
+        }))
+        .unwrap();
+        let error = lean_requests(&mut file).unwrap_err().to_string();
+        assert!(
+            error.contains("`GetThing::send` does not unwrap `session_id`"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn static_headers_are_set_on_the_request_instead_of_a_map_of_their_own() {
         let text = rewritten(builder(quote! {
@@ -549,7 +775,7 @@ mod tests {
         }));
         assert!(!text.contains("header_map"), "{text}");
         assert!(
-            text.contains(r#".header(::reqwest::header::ACCEPT,::reqwest::header::HeaderValue::from_static("application/json"),).header(::reqwest::header::HeaderName::from_static("api-version"),::reqwest::header::HeaderValue::from_static(super::Client::api_version(),),).build()?;"#),
+            text.contains(r#".header(::reqwest::header::ACCEPT,const{::reqwest::header::HeaderValue::from_static("application/json")},).header(const{::reqwest::header::HeaderName::from_static("api-version")},const{::reqwest::header::HeaderValue::from_static("2.1")},).build()?;"#),
             "{text}"
         );
     }

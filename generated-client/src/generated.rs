@@ -8560,7 +8560,9 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .query(&progenitor_client::QueryParam::new("CountryCode", &country_code))
                 .query(
@@ -8602,10 +8604,8 @@ pub mod builder {
                 )
                 .query(&progenitor_client::QueryParam::new("Take", &take))
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8726,14 +8726,14 @@ pub mod builder {
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .json(&body)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8804,7 +8804,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -8825,7 +8825,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -8840,13 +8847,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8918,7 +8925,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -8966,7 +8973,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
             let Self { client, session_id, body } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let body = body
                 .and_then(|v| {
                     types::UpdateSessionRequest::try_from(v).map_err(|e| e.to_string())
@@ -8986,14 +9000,14 @@ pub mod builder {
                 .patch(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .json(&body)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9064,7 +9078,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9085,7 +9099,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9101,13 +9122,13 @@ pub mod builder {
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9178,7 +9199,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9199,7 +9220,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<::serde_json::Value>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9215,13 +9243,13 @@ pub mod builder {
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9294,7 +9322,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9318,7 +9346,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9334,13 +9369,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9413,7 +9448,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9434,7 +9469,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9449,10 +9491,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9523,7 +9563,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9547,7 +9587,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9563,13 +9610,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9643,8 +9690,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                source_file_id: Err("source_file_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
+                source_file_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9677,8 +9724,22 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::SourceFile>, Error<types::ProblemDetails>> {
             let Self { client, session_id, source_file_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let source_file_id = source_file_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "source_file_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9697,13 +9758,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9777,8 +9838,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                source_file_id: Err("source_file_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
+                source_file_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -9814,8 +9875,22 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id, source_file_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let source_file_id = source_file_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let source_file_id = source_file_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "source_file_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -9835,13 +9910,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9930,13 +10005,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10009,7 +10084,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10033,7 +10108,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10049,13 +10131,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10128,7 +10210,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10149,7 +10231,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10164,10 +10253,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10239,10 +10326,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                account_statement_id: Err(
-                    "account_statement_id was not initialized".to_string(),
-                ),
+                session_id: Err(::std::string::String::new()),
+                account_statement_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10275,9 +10360,22 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id, account_statement_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let account_statement_id = account_statement_id
-                .map_err(Error::InvalidRequest)?;
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "account_statement_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10298,10 +10396,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10372,7 +10468,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10396,7 +10492,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10412,13 +10515,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10492,8 +10595,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                attachment_id: Err("attachment_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
+                attachment_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10526,8 +10629,22 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id, attachment_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let attachment_id = attachment_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let attachment_id = attachment_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "attachment_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10544,10 +10661,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10618,7 +10733,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10642,7 +10757,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10658,13 +10780,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10737,7 +10859,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10761,7 +10883,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10777,13 +10906,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10856,7 +10985,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10880,7 +11009,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10896,13 +11032,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10975,7 +11111,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -10999,7 +11135,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11015,13 +11158,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11095,8 +11238,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                verification_id: Err("verification_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
+                verification_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11132,8 +11275,22 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id, verification_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let verification_id = verification_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let verification_id = verification_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "verification_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11155,13 +11312,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11236,9 +11393,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                verification_id: Err("verification_id was not initialized".to_string()),
-                image_id: Err("image_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
+                verification_id: Err(::std::string::String::new()),
+                image_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11283,9 +11440,30 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id, verification_id, image_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let verification_id = verification_id.map_err(Error::InvalidRequest)?;
-            let image_id = image_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let verification_id = verification_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "verification_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
+            let image_id = image_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "image_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11308,10 +11486,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11382,7 +11558,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11406,7 +11582,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11422,13 +11605,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11501,7 +11684,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11525,7 +11708,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11541,13 +11731,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11620,7 +11810,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11644,7 +11834,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11660,13 +11857,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11739,7 +11936,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11763,7 +11960,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11779,13 +11983,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11858,7 +12062,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -11882,7 +12086,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -11898,13 +12109,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -11977,7 +12188,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -12001,7 +12212,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -12017,13 +12235,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -12096,7 +12314,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -12120,7 +12338,14 @@ pub mod builder {
             Error<types::ProblemDetails>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -12136,13 +12361,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -12215,7 +12440,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -12236,7 +12461,14 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ScoresResponse>, Error<types::ProblemDetails>> {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -12252,13 +12484,13 @@ pub mod builder {
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                    const {
+                        ::reqwest::header::HeaderValue::from_static("application/json")
+                    },
                 )
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
@@ -12332,10 +12564,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
-                account_statement_id: Err(
-                    "account_statement_id was not initialized".to_string(),
-                ),
+                session_id: Err(::std::string::String::new()),
+                account_statement_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -12368,9 +12598,22 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
             let Self { client, session_id, account_statement_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = session_id
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "session_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let account_statement_id = account_statement_id
-                .map_err(Error::InvalidRequest)?;
+                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                    if why.is_empty() {
+                        "account_statement_id was not initialized".to_string()
+                    } else {
+                        why
+                    },
+                ))?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -12391,10 +12634,8 @@ pub mod builder {
                 .client
                 .get(url)
                 .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
+                    const { ::reqwest::header::HeaderName::from_static("api-version") },
+                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
                 .build()?;
             let info = OperationInfo {
