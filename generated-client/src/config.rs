@@ -723,7 +723,14 @@ impl ClientBuilder {
                 )
             }
         };
-        let origin = reqwest::Url::parse(&base_url).ok();
+        // Checked on every answer only where it can fail: the HTTP client the builder makes
+        // follows no redirect out of the origin (`same_origin_redirects`), so its answers all
+        // come from there; one given with `http_client` may follow redirects anywhere.
+        let origin = self
+            .http_client
+            .is_some()
+            .then(|| reqwest::Url::parse(&base_url).ok())
+            .flatten();
         let state = ClientState::new(
             auth,
             self.retry,
