@@ -350,7 +350,11 @@ fn operations_module(
         let builder = format_ident!("{builder_name}");
         let (success, error) = (&sig.success, &sig.error);
         let locate = matches!(kind.to_string().as_str(), "Json" | "AnyJson").then(|| {
+            // `#[inline]`: instantiated (with `serde_path_to_error` over the whole response
+            // type) only in the crates that call the operation, not eagerly in the client crate
+            // for every operation (BENCHMARKS.md, cold build).
             quote! {
+                #[inline]
                 fn locate_decode_error(body: &[u8]) -> Option<String> {
                     crate::operation::locate_decode_error::<#success>(body)
                 }

@@ -13081,6 +13081,7 @@ pub mod operations {
         > + Send {
             super::builder::GetSessions::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::SessionsResponse>(body)
         }
@@ -13099,6 +13100,7 @@ pub mod operations {
         > + Send {
             super::builder::CreateSession::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::Session>(body)
         }
@@ -13117,6 +13119,7 @@ pub mod operations {
         > + Send {
             super::builder::GetSession::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::Session>(body)
         }
@@ -13135,6 +13138,7 @@ pub mod operations {
         > + Send {
             super::builder::UpdateSession::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::Session>(body)
         }
@@ -13154,6 +13158,7 @@ pub mod operations {
         > + Send {
             super::builder::ExtendCustomerInputDeadline::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::Session>(body)
         }
@@ -13173,6 +13178,7 @@ pub mod operations {
         > + Send {
             super::builder::ResendCustomerNotification::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<::serde_json::Value>(body)
         }
@@ -13191,6 +13197,7 @@ pub mod operations {
         > + Send {
             super::builder::GetInputRequirements::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::InputRequirementsResponse,
@@ -13226,6 +13233,7 @@ pub mod operations {
         > + Send {
             super::builder::GetSourceFiles::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 ::std::vec::Vec<types::SourceFile>,
@@ -13246,6 +13254,7 @@ pub mod operations {
         > + Send {
             super::builder::GetSourceFile::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::SourceFile>(body)
         }
@@ -13264,6 +13273,7 @@ pub mod operations {
         > + Send {
             super::builder::GetSourceFileContent::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::SourceFileContent>(body)
         }
@@ -13282,6 +13292,7 @@ pub mod operations {
         > + Send {
             super::builder::GetConsumerPackages::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::ConsumerPackagesResponse,
@@ -13302,6 +13313,7 @@ pub mod operations {
         > + Send {
             super::builder::GetAccountStatements::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::AccountStatementsResponse,
@@ -13354,6 +13366,7 @@ pub mod operations {
         > + Send {
             super::builder::GetAttachments::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::AttachmentsResponse>(body)
         }
@@ -13388,6 +13401,7 @@ pub mod operations {
         > + Send {
             super::builder::GetCategorizationsSummary::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::CategorizationsSummaryResponse,
@@ -13408,6 +13422,7 @@ pub mod operations {
         > + Send {
             super::builder::GetCategorizations::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::CategorizationsResponse>(body)
         }
@@ -13427,6 +13442,7 @@ pub mod operations {
         > + Send {
             super::builder::GetCourtAndInsolvencies::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::CourtAndInsolvenciesResponse,
@@ -13448,6 +13464,7 @@ pub mod operations {
         > + Send {
             super::builder::GetIdentityVerifications::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::IdentityVerificationsResponse,
@@ -13469,6 +13486,7 @@ pub mod operations {
         > + Send {
             super::builder::GetIdentityVerificationImages::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::IdentityVerificationImagesResponse,
@@ -13505,6 +13523,7 @@ pub mod operations {
         > + Send {
             super::builder::GetImmovables::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::ImmovablesResponse>(body)
         }
@@ -13523,6 +13542,7 @@ pub mod operations {
         > + Send {
             super::builder::GetLegalEntities::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::LegalEntitiesResponse>(body)
         }
@@ -13541,6 +13561,7 @@ pub mod operations {
         > + Send {
             super::builder::GetMetrics::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::MetricsResponse>(body)
         }
@@ -13559,6 +13580,7 @@ pub mod operations {
         > + Send {
             super::builder::GetNegativeTradelines::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::NegativeTradelinesResponse,
@@ -13579,6 +13601,7 @@ pub mod operations {
         > + Send {
             super::builder::GetPersonDetails::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::PersonDetailsResponse>(body)
         }
@@ -13597,6 +13620,7 @@ pub mod operations {
         > + Send {
             super::builder::GetPositiveTradelines::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<
                 types::PositiveTradelinesResponse,
@@ -13617,6 +13641,7 @@ pub mod operations {
         > + Send {
             super::builder::GetRegistryIncomes::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::RegistryIncomesResponse>(body)
         }
@@ -13635,6 +13660,7 @@ pub mod operations {
         > + Send {
             super::builder::GetScores::send(self)
         }
+        #[inline]
         fn locate_decode_error(body: &[u8]) -> Option<String> {
             crate::operation::locate_decode_error::<types::ScoresResponse>(body)
         }

@@ -23,8 +23,8 @@
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
 //! - `rate_limit` (feature `rate-limit`, on by default): `ClientBuilder::rate_limit`, a limiter
 //!   shared by a client's clones that slows down on `429` and recovers;
-//! - [`session_datasets`]: every JSON dataset of a session at once, concurrently
-//!   ([`Client::session_datasets`]);
+//! - `session_datasets` (feature `session-datasets`, on by default): every JSON dataset of a
+//!   session at once, concurrently (`Client::session_datasets`);
 //! - [`paging`]: the session search as a `Stream`; [`download`]: bodies streamed, and to disk
 //!   atomically (feature `downloads`); `statement` (feature `statements`): TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -134,6 +134,7 @@ pub mod paging;
 pub mod rate_limit;
 pub mod retry;
 pub mod runtime;
+#[cfg(feature = "session-datasets")]
 pub mod session_datasets;
 #[cfg(feature = "sign-in")]
 pub mod sign_in;
