@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
-use futures::Stream;
+use futures_util::Stream;
 use reqwest::ResponseBuilderExt;
 
 /// The largest JSON success body read unless

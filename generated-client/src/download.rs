@@ -54,7 +54,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
-use futures::Stream;
+use futures_util::Stream;
 use progenitor_client::{ByteStream, ResponseValue};
 use reqwest::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -189,7 +189,7 @@ impl Download {
     {
         let mut body = self.bytes_stream();
         let destination = Path::new("(output stream)");
-        while let Some(chunk) = futures::StreamExt::next(&mut body).await {
+        while let Some(chunk) = futures_util::StreamExt::next(&mut body).await {
             writer
                 .write_all(&chunk?)
                 .await
@@ -391,7 +391,7 @@ where
             .map_err(|e| Error::io(&temp_path, e))?,
     );
     let mut written: u64 = 0;
-    while let Some(chunk) = futures::StreamExt::next(&mut body).await {
+    while let Some(chunk) = futures_util::StreamExt::next(&mut body).await {
         let chunk = chunk?;
         file.write_all(&chunk)
             .await
@@ -777,7 +777,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures::{StreamExt, stream};
+    use futures_util::{StreamExt, stream};
     use reqwest::StatusCode;
 
     fn download(headers: &[(&str, &str)], chunks: Vec<&'static [u8]>) -> Download {

@@ -157,7 +157,7 @@ pub mod prelude {
     pub use crate::types;
     pub use crate::wait::WaitOptions;
     pub use crate::{Client, ClientBuilder, Environment, Error, Result};
-    pub use futures::{StreamExt as _, TryStreamExt as _};
+    pub use futures_util::{StreamExt as _, TryStreamExt as _};
 }
 
 pub use config::{ClientBuilder, Environment, IdentityProviderUrls};

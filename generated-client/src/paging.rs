@@ -52,8 +52,8 @@
 use std::collections::HashSet;
 
 use chrono::NaiveDate;
-use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt, stream};
+use futures_util::stream::BoxStream;
+use futures_util::{StreamExt, TryStreamExt, stream};
 use uuid::Uuid;
 
 use crate::types::{CustomerProgressStatusInput, Session};
@@ -386,7 +386,7 @@ impl Client {
             seen: HashSet::new(),
         };
         stream::try_unfold(cursor, next_page)
-            .try_filter(|page| futures::future::ready(!page.sessions.is_empty()))
+            .try_filter(|page| futures_util::future::ready(!page.sessions.is_empty()))
             .boxed()
     }
 

@@ -26,7 +26,7 @@
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
-use futures::StreamExt as _;
+use futures_util::StreamExt as _;
 use uuid::Uuid;
 
 use crate::error::Error;
@@ -294,7 +294,7 @@ impl SessionDatasetsRequest<'_> {
         let wanted = Dataset::ALL
             .into_iter()
             .filter(|dataset| include_deprecated || !dataset.deprecated());
-        let mut reads = futures::stream::iter(wanted)
+        let mut reads = futures_util::stream::iter(wanted)
             .map(|dataset| fetch(client, session_id, dataset))
             .buffer_unordered(concurrency);
         let mut slots = Slots::default();

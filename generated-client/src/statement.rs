@@ -46,8 +46,8 @@ use std::sync::Arc;
 use bytes::{Buf, Bytes};
 use chrono::NaiveDate;
 use csv_core::ReadRecordResult;
-use futures::stream::BoxStream;
-use futures::{Stream, StreamExt, TryStreamExt, stream};
+use futures_util::stream::BoxStream;
+use futures_util::{Stream, StreamExt, TryStreamExt, stream};
 use uuid::Uuid;
 
 use crate::download::{Download, DownloadExt};
