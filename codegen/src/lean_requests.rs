@@ -48,7 +48,8 @@ use quote::quote;
 use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 
-/// The pass found a URL `format!` it could not take apart.
+/// The pass found a URL `format!` it could not take apart, a URL value the client did not check,
+/// or a required parameter whose placeholder `send()` does not unwrap.
 #[derive(Debug, thiserror::Error)]
 #[error(
     "progenitor's request-building code no longer has the shape codegen/src/lean_requests.rs \
@@ -60,7 +61,8 @@ pub struct LeanRequestsError(String);
 /// `Result<T, String>`.
 type FieldTypes = BTreeMap<String, BTreeMap<String, syn::Type>>;
 
-/// Rewrites every builder's `send()` of `file` (see the [module documentation](self)).
+/// Rewrites every builder's `new()` and `send()` of `file` (see the
+/// [module documentation](self)).
 pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
     let api_version = api_version(file);
     for item in &mut file.items {
@@ -81,11 +83,12 @@ pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
             if imp.trait_.is_some() {
                 continue;
             }
-            let Some(types) = self_type_name(&imp.self_ty).and_then(|name| fields.get(&name))
-            else {
+            let Some(builder) = self_type_name(&imp.self_ty) else {
                 continue;
             };
-            let builder = self_type_name(&imp.self_ty).unwrap_or_default();
+            let Some(types) = fields.get(&builder) else {
+                continue;
+            };
             // `new()` comes before `send()` in progenitor's impls; both are looked for anyway.
             let mut unset = Vec::new();
             for impl_item in &mut imp.items {
