@@ -55,10 +55,8 @@ fn main() {
 
 async fn mock(realism: Realism) -> MockServer {
     MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
         realism,
-        ..MockConfig::default()
+        ..MockConfig::immediate()
     })
     .await
     .expect("the mock starts")

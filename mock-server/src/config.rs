@@ -130,6 +130,18 @@ impl Default for MockConfig {
     }
 }
 
+impl MockConfig {
+    /// The defaults, except that providers answer the moment the customer consents and never
+    /// fail by themselves: what tests and benchmarks that do not study providers want.
+    pub fn immediate() -> Self {
+        MockConfig {
+            provider_delay: Duration::ZERO,
+            provider_error_one_in: 0,
+            ..MockConfig::default()
+        }
+    }
+}
+
 /// Why a [`MockConfig`] cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

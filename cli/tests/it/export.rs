@@ -16,14 +16,11 @@ use sha2::{Digest, Sha256};
 use crate::common::{command, control};
 
 async fn mock_with(realism: Realism) -> MockServer {
-    MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
+    crate::common::mock_with(MockConfig {
         realism,
         ..MockConfig::default()
     })
     .await
-    .expect("the mock starts")
 }
 
 fn vars(mock: &MockServer, base_url: &str) -> Vec<(&'static str, String)> {

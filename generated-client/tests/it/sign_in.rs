@@ -31,13 +31,9 @@ use crate::support::{create_request, session_id};
 const USER_NAME: &str = "Lena Loan Officer";
 
 async fn start_mock() -> MockServer {
-    MockServer::start(MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
-        ..MockConfig::default()
-    })
-    .await
-    .expect("mock starts")
+    MockServer::start(MockConfig::immediate())
+        .await
+        .expect("mock starts")
 }
 
 fn provider_of(mock: &MockServer) -> IdentityProvider {

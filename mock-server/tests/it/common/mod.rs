@@ -3,8 +3,6 @@
 
 pub mod openapi;
 
-use std::time::Duration;
-
 use creditdata_mock::{MockConfig, MockServer};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
@@ -14,11 +12,7 @@ pub const CONTROL_HEADER: &str = "X-Creditdata-Mock";
 
 /// A mock whose providers answer at once and never fail by themselves.
 pub fn quick_config() -> MockConfig {
-    MockConfig {
-        provider_delay: Duration::ZERO,
-        provider_error_one_in: 0,
-        ..MockConfig::default()
-    }
+    MockConfig::immediate()
 }
 
 /// A started mock with an authenticated HTTP client.
