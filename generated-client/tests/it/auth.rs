@@ -348,12 +348,7 @@ async fn the_token_endpoint_is_found_through_openid_connect_discovery() {
         .unwrap();
 
     for _ in 0..2 {
-        client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap();
+        crate::support::session(&client).await;
     }
     assert_eq!(
         count(
@@ -409,12 +404,7 @@ async fn client_credentials_go_in_the_form_body_by_default() {
         .await;
     mount_session(&server, session_id()).await;
     let client = oauth_builder(&server).build().unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     let token_request = token_requests(&server).await.remove(0);
     assert!(!token_request.headers.contains_key("authorization"));
 }
@@ -444,12 +434,7 @@ async fn client_credentials_can_use_http_basic_authentication() {
         )
         .build()
         .unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     let body = String::from_utf8(token_requests(&server).await.remove(0).body).unwrap();
     assert!(!body.contains("client_secret"), "{body}");
     assert_eq!(authorizations(&server).await, ["Bearer basic"]);
@@ -480,12 +465,7 @@ async fn basic_authentication_form_encodes_the_id_and_secret_first() {
         )
         .build()
         .unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
 }
 
 #[tokio::test]
@@ -502,12 +482,7 @@ async fn scopes_are_requested_space_separated() {
         .scopes(["openid", "payments"])
         .build()
         .unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     assert_eq!(authorizations(&server).await, ["Bearer scoped"]);
 }
 

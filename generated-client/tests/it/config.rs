@@ -192,12 +192,7 @@ async fn the_user_agent_is_sent() {
         .user_agent("lender-backoffice/2.3")
         .build()
         .unwrap();
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     let default = builder(&server).build().unwrap();
     let error = default
         .get_session()

@@ -292,12 +292,7 @@ async fn unknown_enum_values_are_kept() {
     session["someFieldAddedLater"] = json!({"kept": "or ignored, never fatal"});
     let server = answering("GET", ResponseTemplate::new(200).set_body_json(session)).await;
     let client = builder(&server).build().unwrap();
-    let session = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    let session = crate::support::session(&client).await;
     assert_eq!(
         session.customer_progress_status,
         CustomerProgressStatus::Unrecognized("PAUSED_BY_OPERATOR".into())

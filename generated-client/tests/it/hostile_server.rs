@@ -71,12 +71,7 @@ fn issuer_builder(server: &MockServer, issuer: String) -> ClientBuilder {
 
 /// Reads the test session, which must succeed.
 async fn fetch_session(client: &Client) {
-    let session = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    let session = crate::support::session(client).await;
     assert_eq!(session.id, session_id());
 }
 

@@ -64,12 +64,7 @@ async fn a_get_answered_503_then_200_is_retried() {
     let server = MockServer::start().await;
     flaky_session(&server, 503, None, 1).await;
     let client = builder(&server).build().unwrap();
-    let session = client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    let session = crate::support::session(&client).await;
     assert_eq!(session.id, session_id());
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 2);
 }
@@ -80,12 +75,7 @@ async fn every_transient_status_is_retried_for_a_get() {
         let server = MockServer::start().await;
         flaky_session(&server, status, None, 2).await;
         let client = builder(&server).build().unwrap();
-        client
-            .get_session()
-            .session_id(session_id())
-            .call()
-            .await
-            .unwrap();
+        crate::support::session(&client).await;
         assert_eq!(
             count(&server, "GET", &session_path(session_id())).await,
             3,
@@ -337,12 +327,7 @@ async fn retry_after_in_seconds_is_honoured() {
         &captured,
         "creditdata_client=debug",
     ));
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     // The backoff alone would be at most 2 ms (`fast_retries`); the server asked for 1 s.
     assert_eq!(retry_delays(&captured), [1000]);
     assert_eq!(count(&server, "GET", &session_path(session_id())).await, 2);
@@ -359,12 +344,7 @@ async fn retry_after_as_an_http_date_is_honoured() {
         &captured,
         "creditdata_client=debug",
     ));
-    client
-        .get_session()
-        .session_id(session_id())
-        .call()
-        .await
-        .unwrap();
+    crate::support::session(&client).await;
     let delays = retry_delays(&captured);
     // HTTP dates have whole seconds: "in 2 s" reads as a wait of at most 2 s, less the time the
     // 429 took to arrive (which a loaded machine can stretch). The backoff it replaces would be

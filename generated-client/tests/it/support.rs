@@ -134,6 +134,16 @@ pub fn oauth_builder(server: &MockServer) -> ClientBuilder {
     )
 }
 
+/// Reads the test session (`session_id()`), which must succeed; the session.
+pub async fn session(client: &Client) -> creditdata_client::types::Session {
+    client
+        .get_session()
+        .session_id(session_id())
+        .call()
+        .await
+        .unwrap()
+}
+
 /// Reads the test session (`session_id()`), which must fail; the error.
 pub async fn session_error(client: &Client) -> Error {
     client
