@@ -7,12 +7,12 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
-use crate::{conformance, consumer_app, quickstart};
+use crate::{conformance, consumer_app, quickstart, release_day};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
-    /// Skip these steps (repeatable): fmt, clippy, check, test, conformance, quickstart,
-    /// consumer-app.
+    /// Skip these steps (repeatable): fmt, clippy, client-minimal, check, test, conformance,
+    /// quickstart, consumer-app, release-day.
     #[arg(long, value_name = "STEP")]
     skip: Vec<String>,
 }
@@ -94,6 +94,11 @@ fn steps() -> Vec<Step> {
         Step {
             name: "consumer-app",
             run: Box::new(consumer_app::run),
+        },
+        // Last: it copies the workspace and runs every step above again on a vendor release.
+        Step {
+            name: "release-day",
+            run: Box::new(|| release_day::run(&release_day::ReleaseDayArgs::default())),
         },
     ]
 }
@@ -191,7 +196,7 @@ mod tests {
         assert_eq!(
             e,
             "unknown step \"lint\"; steps are: fmt, clippy, client-minimal, check, test, \
-             conformance, quickstart, consumer-app"
+             conformance, quickstart, consumer-app, release-day"
         );
     }
 }

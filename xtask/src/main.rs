@@ -21,6 +21,7 @@ mod fetch;
 mod mock;
 mod quickstart;
 mod regen;
+mod release_day;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "creditdata maintenance tasks")]
@@ -40,6 +41,9 @@ enum Command {
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
     Fetch(fetch::FetchArgs),
+    /// Rehearse a vendor release on a copy of the workspace: drift, fetch, regen and ci with no
+    /// hand edit, then the mock and `creditdata` serve, list and export what it added.
+    ReleaseDay(release_day::ReleaseDayArgs),
     /// Work with OAI Overlay documents.
     #[command(subcommand)]
     Overlay(OverlayCommand),
@@ -91,6 +95,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Ci(args) => ci::run(&args)?,
         Command::Conformance(args) => conformance::run(args)?,
         Command::Fetch(args) => fetch::fetch(&args)?,
+        Command::ReleaseDay(args) => release_day::run(&args)?,
         Command::Overlay(OverlayCommand::Apply {
             spec,
             overlays,
