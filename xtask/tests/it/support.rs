@@ -71,13 +71,13 @@ pub const UNNAMED_DATASET: (&str, &str) = (
 );
 
 /// The vendored description with one more dataset below a session, published without an
-/// operationId (a copy of an existing dataset GET, whatever the current release has): the most
-/// common vendor change, made from `spec/openapi.json` as it is, so it survives releases.
-/// Written as JSON into `dir`.
+/// operationId and with a JSON answer: the most common vendor change, made from
+/// `spec/openapi.json` as it is (the session parameter is copied from a dataset of the current
+/// release), so it survives releases. Written as JSON into `dir`.
 pub fn with_unnamed_dataset(dir: &Path) -> PathBuf {
     use creditdata_codegen::document::{self, Format};
     let mut spec = document::load(&workspace_root().join("spec/openapi.json")).unwrap();
-    let dataset = document::operations(&spec)
+    let parameters = document::operations(&spec)
         .find(|op| {
             op.method == "get"
                 && op
@@ -85,13 +85,16 @@ pub fn with_unnamed_dataset(dir: &Path) -> PathBuf {
                     .strip_prefix("/v1/sessions/{sessionId}/")
                     .is_some_and(|rest| !rest.contains('/'))
         })
-        .map(|op| op.operation.clone())
+        .and_then(|op| op.operation.get("parameters").cloned())
         .expect("the vendored description has a dataset below a session");
-    let mut operation = dataset;
-    operation
-        .as_object_mut()
-        .unwrap()
-        .shift_remove("operationId");
+    let operation = serde_json::json!({
+        "summary": "Returns the probe readings.",
+        "parameters": parameters,
+        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {
+            "type": "object",
+            "properties": {"readings": {"type": "array", "items": {"type": "string"}}}
+        }}}}}
+    });
     spec["paths"].as_object_mut().unwrap().insert(
         UNNAMED_DATASET.0.into(),
         serde_json::json!({"get": operation}),
