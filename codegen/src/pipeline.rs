@@ -13,6 +13,7 @@ use crate::document::{self, DocumentError, Format};
 use crate::downconvert::{self, DownconvertError};
 use crate::generate::{self, GenerateError, Generated};
 use crate::open_enums::{self, OpenEnumError, OpenEnumPlan};
+use crate::operation_names::{self, DerivedName};
 use crate::overlay::{self, ApplyOptions, OverlayErrors};
 use crate::preflight;
 
@@ -68,6 +69,9 @@ pub struct Outputs {
     pub warnings: Vec<String>,
     /// Number of overlay files applied.
     pub overlay_files: usize,
+    /// The operations that had no operationId and were named by the pipeline, in document
+    /// order (none once `regen` has pinned them).
+    pub derived: Vec<DerivedName>,
 }
 
 impl Outputs {
@@ -145,7 +149,10 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         .map(|w| w.to_string())
         .collect();
 
-    let converted = downconvert::downconvert(&applied.document)?;
+    let mut overlaid = applied.document;
+    let derived = operation_names::name_operations(&mut overlaid);
+
+    let converted = downconvert::downconvert(&overlaid)?;
     warnings.extend(
         converted
             .warnings
@@ -181,6 +188,7 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         generated,
         warnings,
         overlay_files: overlays.len(),
+        derived,
     })
 }
 

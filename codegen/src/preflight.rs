@@ -19,7 +19,7 @@ mod ctx;
 mod deser;
 mod loc;
 mod merges;
-mod names;
+pub(crate) mod names;
 mod operations;
 mod provenance;
 mod refs;

@@ -3,7 +3,6 @@
 //
 // Inputs (sha256):
 //   87b9c144e191cc228d2e7c5dae9e1c3c957fd0fde632a64d0c16ad92711dfda5  spec/openapi.json
-//   a105ce3d7f46d04a6af1134f971ad27b8878b849ece71597b12dc826303ef9e9  overlays/01-operation-ids.overlay.yaml
 //   9b06ae4e742a47de3c23238456ee1e59930d844117f449558195a0b0afdca9b6  overlays/02-request-bodies.overlay.yaml
 //   4f8cbbd2a55e2d2dd393ef15a8baad18e67999085d268e871ab13289ed937cc2  overlays/03-error-bodies.overlay.yaml
 //   60f70891cec93d0ee30a5dbbb61cb94f496e505e2e6c5a9ba7ed71ad41ba0107  overlays/04-session-fields.overlay.yaml
@@ -13,7 +12,8 @@
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
 //   3fb432110af0a8a56d9f25daa8d69da9e23b3a38b85e878d26fdc6ef7cc7b959  overlays/09-request-constraints.overlay.yaml
 //   2b097fdafb3ac33fb97dbfe80005e9751698927bb8eb7ba92c1a67512d5fdf6f  overlays/10-links.overlay.yaml
-// Effective document: 51ec8e30d547b24a5cc7f6c64fb384d3283a4bcea6aaabea379dacd0543929eb (sha256 of its JSON form)
+//   12bc7f24ac1bc2718ecd02f86020cddbf31047f6cd6ee8f764dd7a0849fbca1b  overlays/90-keep-names.overlay.yaml
+// Effective document: c77c80615677040303e9a48ef6381bb77d529a6c35a62bdbf146eab8ca72483f (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #![allow(

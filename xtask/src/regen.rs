@@ -65,7 +65,8 @@ pub struct RegenArgs {
     json_out: Option<PathBuf>,
     /// Pin the old Rust names of every operationId and schema the vendor renamed: add overlay
     /// actions to overlays/90-keep-names.overlay.yaml (created if missing), then generate with
-    /// them, so existing callers keep compiling.
+    /// them, so existing callers keep compiling. (Names derived for operations without an
+    /// operationId are pinned there without this flag.)
     #[arg(long)]
     keep_names: bool,
 }
@@ -101,6 +102,9 @@ pub fn run_pipeline(inputs: &Inputs) -> anyhow::Result<Outputs> {
     let outputs = pipeline::run(inputs)?;
     for warning in &outputs.warnings {
         eprintln!("warning: {warning}");
+    }
+    for derived in &outputs.derived {
+        eprintln!("note: {}", derived.note());
     }
     Ok(outputs)
 }
@@ -224,6 +228,38 @@ fn overlays_with_pins(dir: &Path, pins: &str) -> anyhow::Result<tempfile::TempDi
     Ok(temp)
 }
 
+/// Adds `actions` to the keep-names file of `inputs.overlays` and generates with it; the file is
+/// written only when the pins apply. Returns the outputs with the pins and the file's path.
+fn pin(inputs: &Inputs, actions: &[Value], what: &str) -> anyhow::Result<(Outputs, PathBuf)> {
+    let pin_file = inputs.overlays.join(keep_names::KEEP_NAMES_FILE);
+    let existing = match std::fs::read_to_string(&pin_file) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("cannot read {}", pin_file.display()))
+            );
+        }
+    };
+    let text = keep_names::extended_file(existing.as_deref(), actions, &pin_file)
+        .with_context(|| what.to_string())?;
+    // Generate with the pins first: nothing is written unless they work.
+    let trial = overlays_with_pins(&inputs.overlays, &text)?;
+    run_pipeline(&Inputs {
+        overlays: trial.path().to_path_buf(),
+        ..inputs.clone()
+    })
+    .with_context(|| {
+        format!(
+            "{what}: the pins do not apply; {} is unchanged",
+            pin_file.display()
+        )
+    })?;
+    document::write_atomic(&pin_file, text.as_bytes())?;
+    // Once more from the real directory: the generated header names the overlays it read.
+    Ok((run_pipeline(inputs)?, pin_file))
+}
+
 /// `cargo xtask regen`.
 pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     let started = Instant::now();
@@ -257,8 +293,29 @@ pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
         };
         diff::compare(&old, &new)
     };
-    let mut report = compare(&outputs);
+    // A derived name is pinned at once, so it outlives the rule and the vendor's own name. A
+    // preview (`--out` with the workspace's overlays) changes nothing of the workspace.
+    if !outputs.derived.is_empty() {
+        if args.out.is_none() || args.overlays.is_some() {
+            let actions = keep_names::derived_pin_actions(&outputs.derived);
+            let count = outputs.derived.len();
+            let pin_file;
+            (outputs, pin_file) = pin(&inputs, &actions, "pinning the derived operation names")?;
+            say(format!(
+                "pinned {count} derived operation name(s) in {}",
+                shown(&pin_file)
+            ));
+        } else {
+            say(format!(
+                "{} derived operation name(s) not pinned: --out writes elsewhere; `cargo xtask \
+                 regen` pins them in overlays/{}",
+                outputs.derived.len(),
+                keep_names::KEEP_NAMES_FILE
+            ));
+        }
+    }
 
+    let mut report = compare(&outputs);
     if args.keep_names {
         let renames: Vec<&diff::Change> = report.renames().collect();
         if renames.is_empty() {
@@ -266,36 +323,10 @@ pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
         } else {
             let actions = keep_names::pin_actions(renames.iter().copied(), &published)
                 .context("--keep-names")?;
-            let pin_file = inputs.overlays.join(keep_names::KEEP_NAMES_FILE);
-            let existing = match std::fs::read_to_string(&pin_file) {
-                Ok(text) => Some(text),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => {
-                    return Err(anyhow::Error::new(e)
-                        .context(format!("cannot read {}", pin_file.display())));
-                }
-            };
-            let text = keep_names::extended_file(existing.as_deref(), &actions, &pin_file)
-                .context("--keep-names")?;
-            // Generate with the pins first: nothing is written unless they work.
-            let trial = overlays_with_pins(&inputs.overlays, &text)?;
-            let pinned = run_pipeline(&Inputs {
-                overlays: trial.path().to_path_buf(),
-                ..inputs.clone()
-            })
-            .with_context(|| {
-                format!(
-                    "--keep-names: the pins do not apply; {} is unchanged",
-                    pin_file.display()
-                )
-            })?;
-            document::write_atomic(&pin_file, text.as_bytes())?;
-            say(format!(
-                "pinned {} rename(s) in {}",
-                renames.len(),
-                shown(&pin_file)
-            ));
-            outputs = pinned;
+            let count = renames.len();
+            let pin_file;
+            (outputs, pin_file) = pin(&inputs, &actions, "--keep-names")?;
+            say(format!("pinned {count} rename(s) in {}", shown(&pin_file)));
             report = compare(&outputs);
         }
     }
@@ -345,6 +376,15 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
         args.overlays.as_deref(),
         args.lenient,
     ))?;
+    if !outputs.derived.is_empty() {
+        bail!(
+            "{} operation(s) without an operationId are named by the pipeline but not pinned in \
+             overlays/{} (see the notes above): run `cargo xtask regen`, which pins them, and \
+             commit the result.",
+            outputs.derived.len(),
+            keep_names::KEEP_NAMES_FILE
+        );
+    }
     let drift = pipeline::drift(&outputs, &workspace_root(), &Layout::workspace());
     if drift.is_empty() {
         println!("check: every generated file matches its inputs");

@@ -13,15 +13,27 @@
 //!   vendor changes to it still arrive), the vendor's name is removed, and every `$ref` to it
 //!   is pointed at the old name.
 //!
+//! - an operation the description publishes without an operationId keeps the name the pipeline
+//!   derived for it ([`crate::operation_names`]): `cargo xtask regen` writes one `update` of the
+//!   operation per derived name, with the mark
+//!   [`DERIVED_OPERATION_ID_MARK`](crate::operation_names::DERIVED_OPERATION_ID_MARK) the
+//!   pipeline sets as well. When the vendor later publishes an operationId of its own, the pin
+//!   keeps the Rust method, and the report shows the vendor's name as a compatible change
+//!   (`operation_id_published`).
+//!
 //! The markers let the report list the pins and check each against the published description.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::model::{Change, ChangeKind, Pin, PinKind, PinStatus};
+use heck::ToSnakeCase;
+
+use super::model::{Change, ChangeKind, Location, Pin, PinKind, PinStatus, Source, Wire};
+use super::{Side, published_pointer};
 use crate::document::pointer::{self, escape};
 use crate::document::{self, DocumentError, Format};
+use crate::operation_names::{DERIVED_OPERATION_ID_MARK, DerivedName};
 use crate::overlay::{Overlay, OverlayErrors};
 
 /// The overlay file holding the pins, inside the overlays directory.
@@ -32,12 +44,13 @@ pub const PUBLISHED_OPERATION_ID_MARK: &str = "x-creditdata-published-operation-
 pub const PUBLISHED_NAME_MARK: &str = "x-creditdata-published-name";
 
 const HEADER: &str = "\
-# Rust names kept across vendor renames. Written by `cargo xtask regen --keep-names`; applied
-# after every other overlay. Each pin keeps the name existing Rust code uses (a method of
-# creditdata_client::Client, or a type in creditdata_client::types) when the vendor renames an
-# operationId or a component schema. Delete a pin to take the vendor's name (a breaking change
-# of creditdata-client); `cargo xtask regen` lists the pins and says when one is no longer
-# needed.
+# Rust names kept across vendor renames. Written by `cargo xtask regen` (derived operation
+# names) and `cargo xtask regen --keep-names` (renames); applied after every other overlay. Each
+# pin keeps the name existing Rust code uses (a method of creditdata_client::Client, or a type in
+# creditdata_client::types) when the vendor renames an operationId or a component schema, or
+# publishes an operationId for an operation the pipeline had to name. Delete a pin to take the
+# vendor's name (a breaking change of creditdata-client); `cargo xtask regen` lists the pins and
+# says when one is no longer needed.
 overlay: 1.1.0
 info:
   title: Rust names kept across vendor renames
@@ -51,28 +64,35 @@ pub fn pins(effective: &Value, published: Option<&Value>) -> Vec<Pin> {
     let mut out = Vec::new();
     for (path, item) in object(effective.get("paths")) {
         for (method, op) in object(Some(item)) {
-            let Some(recorded) = op.get(PUBLISHED_OPERATION_ID_MARK).and_then(Value::as_str) else {
-                continue;
-            };
             let kept = op
                 .get("operationId")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            if op.get(DERIVED_OPERATION_ID_MARK).is_some() {
+                let vendor = published.map(|doc| published_operation_id(doc, path, method));
+                out.push(Pin {
+                    kind: PinKind::DerivedOperationId,
+                    kept: kept.to_string(),
+                    published: vendor.flatten().unwrap_or_default().to_string(),
+                    at: format!("{} {path}", method.to_ascii_uppercase()),
+                    status: match vendor {
+                        None => PinStatus::Unchecked,
+                        Some(Some(id)) if id == kept => PinStatus::Redundant,
+                        Some(_) => PinStatus::Active,
+                    },
+                });
+                continue;
+            }
+            let Some(recorded) = op.get(PUBLISHED_OPERATION_ID_MARK).and_then(Value::as_str) else {
+                continue;
+            };
             let status = match published {
                 None => PinStatus::Unchecked,
-                Some(doc) => {
-                    let current = doc
-                        .get("paths")
-                        .and_then(|p| p.get(path))
-                        .and_then(|i| i.get(method))
-                        .and_then(|o| o.get("operationId"))
-                        .and_then(Value::as_str);
-                    match current {
-                        Some(id) if id == recorded => PinStatus::Active,
-                        Some(id) if id == kept => PinStatus::Redundant,
-                        _ => PinStatus::Outdated,
-                    }
-                }
+                Some(doc) => match published_operation_id(doc, path, method) {
+                    Some(id) if id == recorded => PinStatus::Active,
+                    Some(id) if id == kept => PinStatus::Redundant,
+                    _ => PinStatus::Outdated,
+                },
             };
             out.push(Pin {
                 kind: PinKind::OperationId,
@@ -118,6 +138,109 @@ pub fn pins(effective: &Value, published: Option<&Value>) -> Vec<Pin> {
 
 fn object(value: Option<&Value>) -> impl Iterator<Item = (&String, &Value)> {
     value.and_then(Value::as_object).into_iter().flatten()
+}
+
+/// The operationId `doc` publishes for `method` `path`, if any.
+fn published_operation_id<'d>(doc: &'d Value, path: &str, method: &str) -> Option<&'d str> {
+    doc.get("paths")
+        .and_then(|p| p.get(path))
+        .and_then(|i| i.get(method))
+        .and_then(|o| o.get("operationId"))
+        .and_then(Value::as_str)
+}
+
+/// The overlay actions that pin the names the pipeline derived, one `update` per operation,
+/// carrying the same mark the pipeline sets (so the effective document does not change).
+pub fn derived_pin_actions(derived: &[DerivedName]) -> Vec<Value> {
+    derived
+        .iter()
+        .map(|d| {
+            json!({
+                "target": format!("$.paths[{}].{}", quote(&d.path), d.method),
+                "description": format!(
+                    "The description gives {} {} no operationId; the pipeline named it {} (derived \
+                     from method and path). Pinned so that the Rust method keeps its name when the \
+                     vendor publishes one.",
+                    d.method.to_ascii_uppercase(),
+                    d.path,
+                    d.name
+                ),
+                "update": {"operationId": d.name, DERIVED_OPERATION_ID_MARK: d.name},
+            })
+        })
+        .collect()
+}
+
+/// `operation_id_published` changes: operations whose derived name a pin keeps, for which the
+/// new published description has an operationId of the vendor's that the old one did not have.
+/// Wire and Rust code are unaffected; the report says so instead of hiding the vendor's name.
+pub fn published_names(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
+    let Some(new_published) = new.published else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for op in document::operations(new.effective) {
+        if op.operation.get(DERIVED_OPERATION_ID_MARK).is_none() {
+            continue;
+        }
+        let Some(kept) = op.operation.get("operationId").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(vendor) = published_operation_id(new_published, op.path, op.method) else {
+            continue;
+        };
+        let Some(before) = old
+            .effective
+            .get("paths")
+            .and_then(|p| p.get(op.path))
+            .and_then(|i| i.get(op.method))
+        else {
+            continue;
+        };
+        // What the vendor called the operation before: the old published description when it is
+        // known; otherwise the old effective document's marks say it.
+        let vendor_before = match old.published {
+            Some(doc) => published_operation_id(doc, op.path, op.method),
+            None if before.get(DERIVED_OPERATION_ID_MARK).is_some() => None,
+            None => before
+                .get(PUBLISHED_OPERATION_ID_MARK)
+                .or_else(|| before.get("operationId"))
+                .and_then(Value::as_str),
+        };
+        if vendor == kept || vendor_before == Some(vendor) {
+            continue;
+        }
+        let at = op.pointer();
+        let location = |side: &Side<'_>| Location {
+            published: side
+                .published
+                .and_then(|doc| published_pointer(side.effective, doc, &at)),
+            effective: at.clone(),
+        };
+        out.push(Change {
+            kind: ChangeKind::OperationIdPublished,
+            summary: format!(
+                "{} {}: the vendor now publishes operationId {vendor}; the pinned name {kept} stays",
+                op.method.to_ascii_uppercase(),
+                op.path
+            ),
+            from: Some(kept.to_string()),
+            to: Some(vendor.to_string()),
+            operations: vec![kept.to_string()],
+            old: Some(location(old)),
+            new: Some(location(new)),
+            wire: Wire::Yes,
+            source: Source::Yes,
+            reason: format!(
+                "same request on the wire, and the Rust method stays {}: overlays/{KEEP_NAMES_FILE} \
+                 keeps the name derived while the operation had no operationId (delete that pin \
+                 to take the vendor's name, a breaking change)",
+                kept.to_snake_case()
+            ),
+            rust: vec![format!("Client::{}", kept.to_snake_case())],
+        });
+    }
+    out
 }
 
 /// A rename that cannot be pinned, and why.

@@ -142,6 +142,7 @@ pub fn compare(old: &Side<'_>, new: &Side<'_>) -> ChangeReport {
             }
         })
         .collect();
+    changes.extend(keep_names::published_names(old, new));
 
     let rust_api = match (&apis.0, &apis.1) {
         (Some(a), Some(b)) => {

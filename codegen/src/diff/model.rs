@@ -75,6 +75,9 @@ catalogue! {
     OperationRemoved = "operation_removed", "operation removed";
     /// Same method and path, another operationId: the Rust method is renamed.
     OperationIdChanged = "operation_id_changed", "operationId changed (rename)";
+    /// The vendor publishes an operationId for an operation whose derived name a pin keeps: the
+    /// Rust method keeps its name.
+    OperationIdPublished = "operation_id_published", "operationId published (pinned name kept)";
     OperationDeprecated = "operation_deprecated", "operation deprecated";
     OperationNoLongerDeprecated = "operation_no_longer_deprecated", "operation no longer deprecated";
     OptionalParameterAdded = "optional_parameter_added", "optional parameter added";
@@ -239,13 +242,15 @@ impl Group {
     }
 }
 
-/// A Rust name kept by `overlays/90-keep-names.overlay.yaml` although the vendor renamed it.
+/// A Rust name kept by `overlays/90-keep-names.overlay.yaml` although the vendor renamed it, or
+/// named by the pipeline where the vendor gives no name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Pin {
     pub kind: PinKind,
     /// The name the generated client keeps.
     pub kept: String,
-    /// The vendor's name, as recorded when the pin was written.
+    /// The vendor's name, as recorded when the pin was written; for a derived operation name,
+    /// the operationId the published description has now (empty when it has none).
     pub published: String,
     /// `METHOD /path` for an operation pin; the component pointer for a schema pin.
     pub at: String,
@@ -256,13 +261,16 @@ pub struct Pin {
 #[serde(rename_all = "snake_case")]
 pub enum PinKind {
     OperationId,
+    /// An operationId the pipeline derived from method and path (`crate::operation_names`).
+    DerivedOperationId,
     Schema,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PinStatus {
-    /// The published description still uses the recorded name: the pin is doing its job.
+    /// The published description still uses the recorded name: the pin is doing its job. For a
+    /// derived operation name: the published description gives none, or one of its own.
     Active,
     /// The published description uses the kept name again: the pin can be deleted.
     Redundant,

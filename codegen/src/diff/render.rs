@@ -73,14 +73,24 @@ fn pin_status(status: PinStatus) -> &'static str {
 
 fn pin_line(pin: &super::model::Pin) -> String {
     let what = match pin.kind {
-        PinKind::OperationId => format!("operation {} keeps operationId {}", pin.at, pin.kept),
-        PinKind::Schema => format!("schema {} keeps its name", pin.kept),
+        PinKind::OperationId => format!(
+            "operation {} keeps operationId {} (published: {})",
+            pin.at, pin.kept, pin.published
+        ),
+        PinKind::DerivedOperationId if pin.published.is_empty() => format!(
+            "operation {} is named {}, derived from method and path (the description gives no operationId)",
+            pin.at, pin.kept
+        ),
+        PinKind::DerivedOperationId => format!(
+            "operation {} keeps its derived name {} (the vendor now publishes {})",
+            pin.at, pin.kept, pin.published
+        ),
+        PinKind::Schema => format!(
+            "schema {} keeps its name (published: {})",
+            pin.kept, pin.published
+        ),
     };
-    format!(
-        "{what} (published: {}) — {}",
-        pin.published,
-        pin_status(pin.status)
-    )
+    format!("{what} — {}", pin_status(pin.status))
 }
 
 impl fmt::Display for ChangeReport {

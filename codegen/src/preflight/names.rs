@@ -116,27 +116,3 @@ pub(crate) fn operation_idents(operation_id: &str) -> (String, String) {
 /// Inherent methods of the generated `Client`; an operation method of the same name is a
 /// duplicate definition.
 pub(crate) const CLIENT_METHODS: &[&str] = &["new", "new_with_client"];
-
-/// A PascalCase operationId from the HTTP method and the path, e.g. `GET
-/// /v1/sessions/{sessionId}/pdf-report` gives `GetSessionsSessionIdPdfReport`. Version segments
-/// (`v1`) are left out unless they are needed to tell two operations apart.
-pub(crate) fn derive_operation_id(method: &str, path: &str, with_version: bool) -> String {
-    let words: Vec<&str> = path
-        .split('/')
-        .map(|segment| segment.trim_matches(|c| c == '{' || c == '}'))
-        .filter(|segment| !segment.is_empty())
-        .filter(|segment| with_version || !is_version(segment))
-        .collect();
-    let mut name = method.to_pascal_case();
-    for word in words {
-        name.push_str(&word.to_pascal_case());
-    }
-    name
-}
-
-fn is_version(segment: &str) -> bool {
-    let mut chars = segment.chars();
-    matches!(chars.next(), Some('v' | 'V'))
-        && !segment[1..].is_empty()
-        && segment[1..].chars().all(|c| c.is_ascii_digit())
-}

@@ -1,11 +1,11 @@
-//! The checked-in outputs of the pipeline, as a reviewer sees them.
-//!
-//! Snapshots of the effective document (what progenitor reads) and of `SURFACE.md` (one line per
-//! operation) make every change to the client's surface show up in `cargo insta review`; the
-//! assertions check the invariants the generator relies on, whatever the snapshots say.
+//! The checked-in outputs of the pipeline: the invariants the generator relies on, whatever the
+//! description says.
 //!
 //! These tests read the checked-in files; `cargo xtask check` is what proves those files are what
-//! the pipeline produces today.
+//! the pipeline produces today. What the surface *is* (the effective document, `SURFACE.md`, one
+//! line per operation) is an output `regen` writes and `check` compares, reviewed in the diff of
+//! the regeneration: no snapshot or count here repeats it, so a vendor release does not turn
+//! these tests red.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -49,18 +49,7 @@ fn operations(doc: &Value) -> Vec<(String, String, String)> {
 }
 
 #[test]
-fn effective_document_snapshot() {
-    insta::assert_json_snapshot!("effective_document", effective_document());
-}
-
-#[test]
-fn surface_snapshot() {
-    let (_, surface) = workspace_file("generated-client/SURFACE.md");
-    insta::assert_snapshot!("surface", surface);
-}
-
-#[test]
-fn effective_document_is_openapi_3_0_with_32_uniquely_named_operations() {
+fn effective_document_is_openapi_3_0_with_every_operation_uniquely_named() {
     let doc = effective_document();
     let version = doc["openapi"].as_str().expect("`openapi` is a string");
     assert!(
@@ -69,11 +58,18 @@ fn effective_document_is_openapi_3_0_with_32_uniquely_named_operations() {
     );
 
     let operations = operations(&doc);
-    assert_eq!(
-        operations.len(),
-        32,
-        "31 published operations + the TSV download: {operations:#?}"
-    );
+    // Every published operation reaches the generator (overlays may add more, never drop one).
+    let (_, published) = workspace_file("spec/openapi.json");
+    let published: Value = serde_json::from_str(&published).unwrap();
+    for op in creditdata_codegen::document::operations(&published) {
+        let (method, path) = (op.method.to_uppercase(), op.path.to_string());
+        assert!(
+            operations
+                .iter()
+                .any(|(m, p, _)| *m == method && *p == path),
+            "{method} {path} is published but not in the effective document"
+        );
+    }
     let mut seen = BTreeSet::new();
     for (method, path, id) in &operations {
         assert!(

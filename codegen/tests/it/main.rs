@@ -14,9 +14,11 @@
 mod change_catalogue;
 mod downconvert;
 mod fetch;
+mod frozen;
 mod generated_surface;
 mod generator_version;
 mod next_generator;
+mod operation_names;
 mod overlay;
 mod overlay_compliant_sets;
 mod overlay_outlived;

@@ -297,14 +297,10 @@ fn corrections_and_ensure_exists_updates_are_not_reported() {
     );
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The vendored description as if the vendor had started publishing what two of our overlays
-/// supply: an operationId for creating a Session, and no more text/json request aliases.
+/// Version 1.0 of the description (the frozen copy) as if the vendor had started publishing what
+/// two of our overlays supply: an operationId for creating a Session, and no more text/json request aliases.
 fn next_vendor_release(dir: &Path) -> PathBuf {
-    let mut spec = document::load(&workspace().join("spec/openapi.json")).unwrap();
+    let mut spec = document::load(&crate::frozen::spec()).unwrap();
     spec["paths"]["/v1/sessions"]["post"]["operationId"] = json!("CreateSession");
     for item in spec["paths"].as_object_mut().unwrap().values_mut() {
         for operation in item.as_object_mut().unwrap().values_mut() {
@@ -319,10 +315,10 @@ fn next_vendor_release(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn the_workspace_overlays_say_which_of_their_actions_the_next_release_makes_obsolete() {
+fn the_project_overlays_say_which_of_their_actions_the_next_release_makes_obsolete() {
     let dir = tempfile::tempdir().unwrap();
     let spec = next_vendor_release(dir.path());
-    let overlays = pipeline::overlay_files(&workspace().join("overlays")).unwrap();
+    let overlays = pipeline::overlay_files(&crate::frozen::overlays()).unwrap();
     let ids = overlays
         .iter()
         .find(|p| p.ends_with("01-operation-ids.overlay.yaml"))

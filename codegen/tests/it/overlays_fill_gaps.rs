@@ -1,5 +1,7 @@
-//! The project's overlays, applied strictly to the vendored description, fill every gap a
-//! generated client would trip over; and the whole pipeline is deterministic.
+//! The project's overlays, applied strictly to the description, fill every gap a generated client
+//! would trip over; and the whole pipeline is deterministic. Both as of version 1.0: the frozen
+//! copies of `tests/data/frozen-1.0/` (that the live ones still apply is what `regen` and
+//! `cargo xtask check` prove on every run).
 
 use std::path::{Path, PathBuf};
 
@@ -7,19 +9,18 @@ use creditdata_codegen::overlay::{self, ApplyOptions};
 use creditdata_codegen::pipeline::{self, Inputs};
 use serde_json::Value;
 
+use crate::frozen;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn overlaid() -> Value {
-    let overlays = pipeline::overlay_files(&root().join("overlays")).expect("overlays listed");
+    let overlays = pipeline::overlay_files(&frozen::overlays()).expect("overlays listed");
     assert!(overlays.len() >= 8, "overlays/ lost files: {overlays:?}");
-    let applied = overlay::apply_files(
-        &root().join("spec/openapi.json"),
-        &overlays,
-        &ApplyOptions { lenient: false },
-    )
-    .unwrap_or_else(|e| panic!("the overlays apply strictly:\n{e}"));
+    let applied =
+        overlay::apply_files(&frozen::spec(), &overlays, &ApplyOptions { lenient: false })
+            .unwrap_or_else(|e| panic!("the overlays apply strictly:\n{e}"));
     assert!(applied.report.warnings.is_empty());
     applied.document
 }
@@ -139,8 +140,8 @@ fn every_binary_download_has_a_binary_media_type() {
 #[test]
 fn generation_is_deterministic() {
     let inputs = Inputs {
-        spec: root().join("spec/openapi.json"),
-        overlays: root().join("overlays"),
+        spec: frozen::spec(),
+        overlays: frozen::overlays(),
         lenient: false,
         display_root: root(),
     };

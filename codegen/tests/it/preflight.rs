@@ -431,10 +431,11 @@ fn derived_operation_ids() {
     assert_eq!(
         names,
         [
-            json!("PostSessions"),
-            json!("GetSessionsSessionIdPdfReport"),
-            json!("PostV2Sessions")
-        ]
+            json!("CreateSession"),
+            json!("GetPdfReport"),
+            json!("CreateV2Session")
+        ],
+        "the pipeline's rule (operation_names), the version telling the last two apart"
     );
 }
 

@@ -1,7 +1,9 @@
-//! Realistic vendor releases, each a small mutation of the vendored description stored as an
-//! overlay under `tests/data/releases/`, run through the whole pipeline (the project's overlays,
-//! down-convert, open enums, preflight, progenitor) and compared with the vendored description's
-//! outputs. Each has a snapshot of the text report and assertions on its JSON form.
+//! Realistic vendor releases, each a small mutation of version 1.0 of the description stored as
+//! an overlay under `tests/data/releases/`, run through the whole pipeline (the project's
+//! overlays, down-convert, open enums, preflight, progenitor) and compared with the outputs of
+//! 1.0. Each has a snapshot of the text report and assertions on its JSON form. The description
+//! and the overlays are the frozen copies of `tests/data/frozen-1.0/` (see [`crate::frozen`]), so
+//! a vendor release of `spec/` changes nothing here.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -11,6 +13,8 @@ use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions, Overlay};
 use creditdata_codegen::pipeline::{self, Inputs, Outputs};
 use serde_json::Value;
+
+use crate::frozen;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -45,7 +49,7 @@ fn pipeline_on(published: &Value) -> Run {
     std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
     let outputs = pipeline::run(&Inputs {
         spec,
-        overlays: root().join("overlays"),
+        overlays: frozen::overlays(),
         lenient: true,
         display_root: root(),
     })
@@ -58,10 +62,10 @@ fn pipeline_on(published: &Value) -> Run {
 
 fn vendored() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
-    RUN.get_or_init(|| pipeline_on(&document::load(&root().join("spec/openapi.json")).unwrap()))
+    RUN.get_or_init(|| pipeline_on(&document::load(&frozen::spec()).unwrap()))
 }
 
-/// The vendored description with `release` applied (after its `x-base` release, if any).
+/// The frozen description with `release` applied (after its `x-base` release, if any).
 fn published_after(release: &str) -> Value {
     let path = releases().join(release);
     let overlay = document::load(&path).unwrap();
@@ -70,13 +74,9 @@ fn published_after(release: &str) -> Value {
         files.push(releases().join(base));
     }
     files.push(path);
-    overlay::apply_files(
-        &root().join("spec/openapi.json"),
-        &files,
-        &ApplyOptions { lenient: false },
-    )
-    .unwrap_or_else(|e| panic!("{release} applies to the vendored description:\n{e}"))
-    .document
+    overlay::apply_files(&frozen::spec(), &files, &ApplyOptions { lenient: false })
+        .unwrap_or_else(|e| panic!("{release} applies to the vendored description:\n{e}"))
+        .document
 }
 
 /// The report for a release, against its base (the vendored description, or its `x-base`).
@@ -510,7 +510,7 @@ fn keep_names_pins_the_old_rust_names() {
         releases().join("04-score-renamed.overlay.yaml"),
     ];
     let published = overlay::apply_files(
-        &root().join("spec/openapi.json"),
+        &frozen::spec(),
         &releases_applied,
         &ApplyOptions { lenient: false },
     )
@@ -522,7 +522,7 @@ fn keep_names_pins_the_old_rust_names() {
 
     let actions = diff::keep_names::pin_actions(report.renames(), &published).unwrap();
     let overlays = tempfile::tempdir().unwrap();
-    for file in pipeline::overlay_files(&root().join("overlays")).unwrap() {
+    for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
         std::fs::copy(&file, overlays.path().join(file.file_name().unwrap())).unwrap();
     }
     let pin_file = overlays.path().join(diff::keep_names::KEEP_NAMES_FILE);
@@ -630,4 +630,209 @@ fn source_rules_agree_with_the_generated_code() {
         );
     }
     assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+/// The release-day fixture (`tests/data/release-day/1.1-additive.overlay.yaml`) applied to the
+/// frozen 1.0.
+fn additive_1_1() -> Value {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/release-day/1.1-additive.overlay.yaml");
+    overlay::apply_files(
+        &frozen::spec(),
+        &[fixture],
+        &ApplyOptions { lenient: false },
+    )
+    .unwrap_or_else(|e| panic!("the release-day fixture applies to the frozen 1.0:\n{e}"))
+    .document
+}
+
+const EMPLOYMENT_HISTORIES: &str = "/paths/~1v1~1sessions~1{sessionId}~1employment-histories/get";
+
+/// 1.1 publishes a dataset without an operationId: the pipeline names it, and the report
+/// classifies the release instead of refusing it. (The source impact of its new members and
+/// enum values follows the generated types, which another change of the release-day work
+/// decides; it is not asserted here.)
+#[test]
+fn the_additive_release_adds_get_employment_histories_named_by_the_pipeline() {
+    let new = pipeline_on(&additive_1_1());
+    let notes: Vec<String> = new.outputs.derived.iter().map(|d| d.note()).collect();
+    assert_eq!(
+        notes,
+        [
+            "GET /v1/sessions/{sessionId}/employment-histories: no operationId; named \
+          GetEmploymentHistories (derived from method and path)"
+        ]
+    );
+    assert!(
+        new.outputs
+            .generated
+            .code
+            .contains("pub fn get_employment_histories(&self)")
+    );
+
+    let report = diff::compare(&vendored().side(), &new.side())
+        .with_version("0.1.0")
+        .unwrap();
+    let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+    let errors: Vec<String> = report_schema()
+        .iter_errors(&json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    let added = one(&json, "operation_added", "yes", "yes");
+    assert_eq!(
+        added["operations"],
+        serde_json::json!(["GetEmploymentHistories"])
+    );
+    assert_eq!(added["new"]["effective"], EMPLOYMENT_HISTORIES);
+    assert_eq!(added["new"]["published"], EMPLOYMENT_HISTORIES);
+    assert!(
+        added["rust"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("Client::get_employment_histories")),
+        "{added:#}"
+    );
+    for kind in ["operation_removed", "operation_id_changed"] {
+        assert!(
+            of_kind(&json, kind).is_empty(),
+            "{kind}: {:#}",
+            json["changes"]
+        );
+    }
+    let pin = report
+        .pins
+        .iter()
+        .find(|p| p.kept == "GetEmploymentHistories")
+        .expect("the derived name is listed with the pins");
+    assert_eq!(
+        (pin.kind, pin.published.as_str(), pin.status),
+        (
+            diff::PinKind::DerivedOperationId,
+            "",
+            diff::PinStatus::Active
+        )
+    );
+    assert!(
+        report.to_text().contains(
+            "operation GET /v1/sessions/{sessionId}/employment-histories is named \
+             GetEmploymentHistories, derived from method and path"
+        ),
+        "{}",
+        report.to_text()
+    );
+}
+
+/// `regen` pins the derived name; when a later release publishes the vendor's own operationId
+/// (`ListEmploymentHistories`), the pin keeps `get_employment_histories` and the report shows
+/// the vendor's name as a compatible change. Without the pin the same release renames the
+/// method, which the report calls breaking.
+#[test]
+fn a_vendor_name_for_a_derived_operation_keeps_the_rust_name_through_the_pin() {
+    let v1_1 = additive_1_1();
+    let unpinned = pipeline_on(&v1_1);
+    let actions = diff::keep_names::derived_pin_actions(&unpinned.outputs.derived);
+    let overlays = tempfile::tempdir().unwrap();
+    for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
+        std::fs::copy(&file, overlays.path().join(file.file_name().unwrap())).unwrap();
+    }
+    let pin_file = overlays.path().join(diff::keep_names::KEEP_NAMES_FILE);
+    let text = diff::keep_names::extended_file(None, &actions, &pin_file).unwrap();
+    std::fs::write(&pin_file, text).unwrap();
+    let strictly = |published: &Value| {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("openapi.json");
+        std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
+        Run {
+            published: published.clone(),
+            outputs: pipeline::run(&Inputs {
+                spec,
+                overlays: overlays.path().to_path_buf(),
+                lenient: false,
+                display_root: root(),
+            })
+            .unwrap_or_else(|e| panic!("the pins apply strictly:\n{e}")),
+        }
+    };
+    let pinned = strictly(&v1_1);
+    assert!(pinned.outputs.derived.is_empty(), "the pin names it now");
+    assert_eq!(
+        pinned.outputs.effective, unpinned.outputs.effective,
+        "pinning changes nothing generated"
+    );
+
+    let mut v1_2 = v1_1.clone();
+    v1_2.pointer_mut(EMPLOYMENT_HISTORIES).unwrap()["operationId"] =
+        serde_json::json!("ListEmploymentHistories");
+    let renamed = strictly(&v1_2);
+    let code = &renamed.outputs.generated.code;
+    assert!(code.contains("pub fn get_employment_histories(&self)"));
+    assert!(!code.contains("list_employment_histories"));
+
+    let report = diff::compare(&pinned.side(), &renamed.side())
+        .with_version("0.1.0")
+        .unwrap();
+    let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(
+        kinds(&json),
+        ["operation_id_published"],
+        "{}",
+        report.to_text()
+    );
+    let c = one(&json, "operation_id_published", "yes", "yes");
+    assert_eq!(
+        (c["from"].as_str(), c["to"].as_str()),
+        (
+            Some("GetEmploymentHistories"),
+            Some("ListEmploymentHistories")
+        )
+    );
+    assert_eq!(report.exit_code(), 3);
+    assert_eq!(json["semver"]["suggested"], "0.1.1");
+    assert!(report.rust_api.incompatible.is_empty());
+    assert_eq!(report.renames().count(), 0, "nothing left for --keep-names");
+    let pin = report
+        .pins
+        .iter()
+        .find(|p| p.kept == "GetEmploymentHistories")
+        .unwrap();
+    assert_eq!(
+        (pin.published.as_str(), pin.status),
+        ("ListEmploymentHistories", diff::PinStatus::Active)
+    );
+    assert!(
+        report.to_text().contains(
+            "keeps its derived name GetEmploymentHistories (the vendor now publishes \
+             ListEmploymentHistories)"
+        ),
+        "{}",
+        report.to_text()
+    );
+
+    // Regenerated after `fetch`, the old published description is gone: the pin's mark in the
+    // old effective document says the vendor had no name before.
+    let old_without_published = Side {
+        published: None,
+        ..pinned.side()
+    };
+    let again = diff::compare(&old_without_published, &renamed.side());
+    assert_eq!(
+        again.changes.iter().map(|c| c.kind).collect::<Vec<_>>(),
+        [diff::ChangeKind::OperationIdPublished]
+    );
+    // Once the vendor's name is in the old side as well, nothing is reported again.
+    assert!(diff::compare(&renamed.side(), &renamed.side()).is_empty());
+
+    // Without the pin, the vendor's name renames the method: breaking for Rust code.
+    let unpinned_rename = pipeline_on(&v1_2);
+    let breaking = diff::compare(&unpinned.side(), &unpinned_rename.side());
+    assert_eq!(
+        breaking
+            .changes
+            .iter()
+            .map(|c| (c.kind, c.source))
+            .collect::<Vec<_>>(),
+        [(diff::ChangeKind::OperationIdChanged, diff::Source::No)]
+    );
 }

@@ -20,8 +20,10 @@ fn json_and_yaml_are_the_same_document() {
     assert_eq!(json, yaml);
 }
 
+/// What fetch's validation counts is what the pipeline reads as operations (no number of the
+/// current release is asserted: `regen` writes that, in SURFACE.md).
 #[test]
-fn the_document_is_openapi_3_1_with_31_operations() {
+fn the_document_is_openapi_3_1_and_validation_counts_every_operation() {
     let bytes = (
         std::fs::read(spec_dir().join("openapi.json")).unwrap(),
         std::fs::read(spec_dir().join("openapi.yaml")).unwrap(),
@@ -33,7 +35,12 @@ fn the_document_is_openapi_3_1_with_31_operations() {
         "{}",
         published.version
     );
-    assert_eq!(published.operation_count(), 31);
+    let json = document::load(&spec_dir().join("openapi.json")).unwrap();
+    assert_eq!(
+        published.operation_count(),
+        document::operations(&json).count()
+    );
+    assert!(published.operation_count() > 0);
 }
 
 #[test]

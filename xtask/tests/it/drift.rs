@@ -181,7 +181,7 @@ fn url_and_spec_exclude_each_other() {
 #[test]
 fn url_downloads_both_documents_and_keeps_the_query_out_of_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = released(dir.path(), "05-session-search-by-reference.overlay.yaml");
+    let spec = support::with_unnamed_dataset(dir.path());
     let doc = document::load(&spec).unwrap();
     let base = serve(vec![
         (
@@ -204,9 +204,52 @@ fn url_downloads_both_documents_and_keeps_the_query_out_of_the_log() {
     );
     assert!(!stderr.contains("very-secret-token"), "{stderr}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["changes"][0]["kind"], "optional_parameter_added");
+    assert_eq!(report["changes"][0]["kind"], "operation_added");
     assert!(
         before == checked_in(),
         "drift changes nothing in the workspace"
+    );
+}
+
+/// The most common vendor change, a dataset published without an operationId, is classified
+/// (exit 3) instead of refused: the pipeline names it and says so.
+#[test]
+fn a_new_operation_without_an_operation_id_is_named_and_classified() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = checked_in();
+    let spec = support::with_unnamed_dataset(dir.path());
+    let out = xtask(&[
+        "drift",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "stderr:\n{stderr}");
+    let (path, name) = support::UNNAMED_DATASET;
+    assert!(
+        stderr.contains(&format!(
+            "note: GET {path}: no operationId; named {name} (derived from method and path)"
+        )),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changes = report["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{report:#}");
+    assert_eq!(changes[0]["kind"], "operation_added");
+    assert_eq!(changes[0]["operations"], serde_json::json!([name]));
+    assert!(
+        report["pins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["kind"] == "derived_operation_id" && p["kept"] == name),
+        "{:#}",
+        report["pins"]
+    );
+    assert!(
+        before == checked_in(),
+        "drift changes nothing in the workspace (no pin either)"
     );
 }

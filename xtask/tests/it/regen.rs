@@ -29,7 +29,7 @@ fn check_fails_with_a_diff_after_an_overlay_changes() {
         std::fs::copy(&path, overlays.path().join(path.file_name().unwrap())).unwrap();
     }
     // A change an overlay author might make: a different name for one operation.
-    let file = overlays.path().join("01-operation-ids.overlay.yaml");
+    let file = overlays.path().join("90-keep-names.overlay.yaml");
     let edited = std::fs::read_to_string(&file)
         .unwrap()
         .replace("operationId: GetPdfReport", "operationId: GetReportPdf");
@@ -267,4 +267,79 @@ fn regen_keep_names_pins_renames_so_rust_names_stay() {
         std::fs::read_to_string(overlays.path().join("90-keep-names.overlay.yaml")).unwrap(),
         pins
     );
+}
+
+/// A new operation without an operationId: `check` refuses to pass until its derived name is
+/// pinned; `regen` pins it in the keep-names overlay (of the overlays directory given), once.
+#[test]
+fn regen_pins_a_derived_operation_name_and_check_requires_the_pin() {
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec = crate::support::with_unnamed_dataset(spec_dir.path());
+    let overlays = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(workspace_root().join("overlays")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, overlays.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let (path, name) = crate::support::UNNAMED_DATASET;
+    let (spec, overlays_dir) = (spec.to_str().unwrap(), overlays.path().to_str().unwrap());
+
+    let out = xtask(&["check", "--spec", spec, "--overlays", overlays_dir]);
+    assert_eq!(out.status.code(), Some(1), "stdout:\n{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("note: GET {path}: no operationId; named {name}"))
+            && stderr.contains(
+                "1 operation(s) without an operationId are named by the pipeline but not pinned"
+            ),
+        "{stderr}"
+    );
+
+    let pin_file = overlays.path().join("90-keep-names.overlay.yaml");
+    let pins_before = std::fs::read_to_string(&pin_file).unwrap_or_default();
+    let out_dir = previous_generation();
+    let regen = |extra: &[&str]| {
+        let mut args = vec![
+            "regen",
+            "--spec",
+            spec,
+            "--overlays",
+            overlays_dir,
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        xtask(&args)
+    };
+    let out = regen(&[]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("pinned 1 derived operation name(s) in"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[operation_added]"), "{stdout}");
+    let pins = std::fs::read_to_string(&pin_file).unwrap();
+    assert!(pins.starts_with(&pins_before), "earlier pins are kept");
+    assert!(
+        pins[pins_before.len()..].contains(&format!(
+            "  update:\n    operationId: {name}\n    x-creditdata-derived-operation-id: {name}\n"
+        )),
+        "{pins}"
+    );
+    let generated = std::fs::read_to_string(out_dir.path().join("generated.rs")).unwrap();
+    assert!(generated.contains("pub fn get_probe_readings(&self)"));
+    assert!(
+        generated.contains(&format!("{overlays_dir}/90-keep-names.overlay.yaml")),
+        "the header names the pin file read, not a trial copy"
+    );
+
+    // Pinned: nothing is derived any more, and the pin file is not extended twice.
+    let out = regen(&["--report", "json"]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("note: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&pin_file).unwrap(), pins);
 }

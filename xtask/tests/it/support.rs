@@ -63,3 +63,43 @@ pub fn serve(routes: Vec<(&'static str, Vec<u8>)>) -> String {
     });
     base_rx.recv().expect("the stand-in publisher started")
 }
+
+/// Where [`with_unnamed_dataset`] adds its operation, and the name the pipeline derives for it.
+pub const UNNAMED_DATASET: (&str, &str) = (
+    "/v1/sessions/{sessionId}/probe-readings",
+    "GetProbeReadings",
+);
+
+/// The vendored description with one more dataset below a session, published without an
+/// operationId and with a JSON answer: the most common vendor change, made from
+/// `spec/openapi.json` as it is (the session parameter is copied from a dataset of the current
+/// release), so it survives releases. Written as JSON into `dir`.
+pub fn with_unnamed_dataset(dir: &Path) -> PathBuf {
+    use creditdata_codegen::document::{self, Format};
+    let mut spec = document::load(&workspace_root().join("spec/openapi.json")).unwrap();
+    let parameters = document::operations(&spec)
+        .find(|op| {
+            op.method == "get"
+                && op
+                    .path
+                    .strip_prefix("/v1/sessions/{sessionId}/")
+                    .is_some_and(|rest| !rest.contains('/'))
+        })
+        .and_then(|op| op.operation.get("parameters").cloned())
+        .expect("the vendored description has a dataset below a session");
+    let operation = serde_json::json!({
+        "summary": "Returns the probe readings.",
+        "parameters": parameters,
+        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {
+            "type": "object",
+            "properties": {"readings": {"type": "array", "items": {"type": "string"}}}
+        }}}}}
+    });
+    spec["paths"].as_object_mut().unwrap().insert(
+        UNNAMED_DATASET.0.into(),
+        serde_json::json!({"get": operation}),
+    );
+    let path = dir.join("with-unnamed-dataset.json");
+    std::fs::write(&path, document::to_string(&spec, Format::Json)).unwrap();
+    path
+}

@@ -1,11 +1,13 @@
 //! operationIds: missing, duplicate, or distinct but the same Rust names after progenitor's
-//! `sanitize`; each finding suggests a free name derived from the method and path.
+//! `sanitize`; each finding suggests a free name derived from the method and path by the rule of
+//! [`crate::operation_names`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
 use super::Op;
+use crate::operation_names::{self, Taken};
 use crate::preflight::ctx::Ctx;
 use crate::preflight::names::{self, CLIENT_METHODS};
 use crate::preflight::report::{Problem, SuggestedFix};
@@ -18,40 +20,13 @@ pub(super) fn check(ctx: &mut Ctx, ops: &[Op]) {
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    let mut taken_idents: HashSet<String> = HashSet::new();
-    for op in ops {
-        if let Some(id) = id_of(op) {
-            let (method, builder) = names::operation_idents(&id);
-            taken_idents.insert(method);
-            taken_idents.insert(builder);
-        }
-    }
-    let mut suggest = |op: &Op| -> String {
-        let candidates = [
-            names::derive_operation_id(op.method, op.path, false),
-            names::derive_operation_id(op.method, op.path, true),
-        ];
-        let mut n = 1;
-        loop {
-            for base in &candidates {
-                let candidate = if n == 1 {
-                    base.clone()
-                } else {
-                    format!("{base}{n}")
-                };
-                let (method, builder) = names::operation_idents(&candidate);
-                if !taken_idents.contains(&method)
-                    && !taken_idents.contains(&builder)
-                    && !CLIENT_METHODS.contains(&method.as_str())
-                {
-                    taken_idents.insert(method);
-                    taken_idents.insert(builder);
-                    return candidate;
-                }
-            }
-            n += 1;
-        }
-    };
+    // The pipeline names an operation without operationId before preflight runs
+    // (`operation_names`); a document checked on its own gets the same names suggested.
+    let mut taken = Taken::of_ids(
+        ops.iter()
+            .filter_map(|op| op.map.get("operationId").and_then(Value::as_str)),
+    );
+    let mut suggest = |op: &Op| taken.claim(&operation_names::candidates(op.method, op.path));
 
     let mut exact: HashMap<String, &Op> = HashMap::new();
     let mut idents: HashMap<String, (&Op, String)> = HashMap::new();
@@ -72,7 +47,7 @@ pub(super) fn check(ctx: &mut Ctx, ops: &[Op]) {
                     ),
                     SuggestedFix::update(
                         op.loc.path(),
-                        format!("{label} needs an operationId; this one is derived from method and path."),
+                        format!("{label} needs an operationId; this one is derived from method and path, as the pipeline names it."),
                         json!({ "operationId": name }),
                     ),
                 );
