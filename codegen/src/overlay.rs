@@ -144,7 +144,14 @@ pub struct Action {
     pub description: Option<String>,
     /// What the action does.
     pub operation: Operation,
+    /// `x-creditdata-target-may-vanish: true`: a target that selects nothing is a warning even in
+    /// strict mode. Set on the pins `regen` writes: a pin whose operation the vendor removed
+    /// keeps nothing, and the removal is the change report's to tell, not an overlay error.
+    pub target_may_vanish: bool,
 }
+
+/// The action extension that lets a target select nothing without failing a strict run.
+pub const TARGET_MAY_VANISH: &str = "x-creditdata-target-may-vanish";
 
 impl Action {
     /// Names this action of the overlay read from `origin` in messages.
@@ -580,12 +587,24 @@ impl Validator<'_> {
             return None;
         }
         self.ignored.extend(ignored_fields);
+        let target_may_vanish = match object.get(TARGET_MAY_VANISH) {
+            None => false,
+            Some(Value::Bool(flag)) => *flag,
+            Some(other) => {
+                self.invalid(
+                    format!("{at}.{TARGET_MAY_VANISH}"),
+                    format!("must be true or false, found {}", json_type(other)),
+                );
+                return None;
+            }
+        };
         Some(Action {
             index,
             target: target?,
             path: path?,
             description,
             operation,
+            target_may_vanish,
         })
     }
 

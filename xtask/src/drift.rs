@@ -92,8 +92,26 @@ pub fn run(args: &DriftArgs) -> anyhow::Result<u8> {
         }
     };
     let inputs = regen::inputs(Some(&spec), args.overlays.as_deref(), args.lenient);
-    let outputs = regen::run_pipeline(&inputs)
-        .context("the new description cannot be generated as it is; nothing was compared")?;
+    let outputs = match regen::run_pipeline(&inputs) {
+        Ok(outputs) => outputs,
+        // The release took away what an overlay patched (most often: it removed an operation).
+        // That is the report's to classify: compare as --lenient would, and say which actions
+        // no longer apply. `regen` stays strict, so they are looked at before anything is written.
+        Err(e) if !inputs.lenient && only_vanished_targets(&e) => {
+            eprintln!(
+                "note: overlay actions select nothing in the new description (it removed what \
+                 they patch); compared as --lenient, and `cargo xtask regen` will stop on them \
+                 until they are updated:\n{e:#}"
+            );
+            regen::run_pipeline(&regen::inputs(Some(&spec), args.overlays.as_deref(), true))
+                .context("the new description cannot be generated as it is; nothing was compared")?
+        }
+        Err(e) => {
+            return Err(e.context(
+                "the new description cannot be generated as it is; nothing was compared",
+            ));
+        }
+    };
     let previous = Previous::read(&root, &Layout::workspace())?.context(
         "there is no checked-in spec/openapi.effective.json to compare with: run `cargo xtask \
          regen` first",
@@ -113,4 +131,15 @@ pub fn run(args: &DriftArgs) -> anyhow::Result<u8> {
     }
     print!("{}", args.report.render(&report));
     Ok(report.exit_code())
+}
+
+/// Whether the pipeline failed only because overlay targets select nothing (strict mode).
+fn only_vanished_targets(error: &anyhow::Error) -> bool {
+    use creditdata_codegen::pipeline::PipelineError;
+    match error.downcast_ref::<PipelineError>() {
+        Some(PipelineError::Overlay(errors)) => {
+            !errors.errors.is_empty() && errors.errors.iter().all(|e| e.is_zero_match())
+        }
+        _ => false,
+    }
 }

@@ -34,7 +34,7 @@ use super::{Side, published_pointer};
 use crate::document::pointer::{self, escape};
 use crate::document::{self, DocumentError, Format};
 use crate::operation_names::{DERIVED_OPERATION_ID_MARK, DerivedName};
-use crate::overlay::{Overlay, OverlayErrors};
+use crate::overlay::{Overlay, OverlayErrors, TARGET_MAY_VANISH};
 
 /// The overlay file holding the pins, inside the overlays directory.
 pub const KEEP_NAMES_FILE: &str = "90-keep-names.overlay.yaml";
@@ -166,6 +166,7 @@ pub fn derived_pin_actions(derived: &[DerivedName]) -> Vec<Value> {
                     d.name
                 ),
                 "update": {"operationId": d.name, DERIVED_OPERATION_ID_MARK: d.name},
+                TARGET_MAY_VANISH: true,
             })
         })
         .collect()
@@ -278,6 +279,7 @@ pub fn pin_actions<'a>(
                          Pinned so that the Rust method keeps its name."
                     ),
                     "update": {"operationId": old, PUBLISHED_OPERATION_ID_MARK: new},
+                    TARGET_MAY_VANISH: true,
                 }));
             }
             ChangeKind::SchemaRenamed => {

@@ -193,7 +193,7 @@ impl Run {
             }),
             _ => None,
         };
-        match (parent, options.lenient) {
+        match (parent, options.lenient || action.target_may_vanish) {
             (Some((parent, selected)), true) => {
                 self.report.warnings.push(OverlayWarning::AlreadyAbsent {
                     action: reference,

@@ -752,3 +752,25 @@ fn apply_files_reports_the_problems_of_every_file_together() {
     assert_eq!(applied.format, Format::Json);
     assert_eq!(applied.document["info"]["x-a"], 1);
 }
+
+#[test]
+fn a_target_that_may_vanish_is_a_warning_in_strict_mode_and_only_for_that_action() {
+    let document = json!({"paths": {"/a": {"get": {}}}});
+    let pin = "  - target: $.paths['/gone'].get\n    update: {operationId: Kept}\n    \
+               x-creditdata-target-may-vanish: true\n";
+    let (after, warnings) = apply_warned("1.1.0", document.clone(), pin).unwrap();
+    assert_same(&after, &document);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("selects nothing"), "{warnings:?}");
+
+    let plain = "  - target: $.paths['/gone'].get\n    update: {operationId: Kept}\n";
+    assert!(err(apply11(document.clone(), plain)).contains("selects nothing"));
+
+    let mistyped = "overlay: 1.1.0\ninfo:\n  title: t\n  version: 1.0.0\nactions:\n  - target: \
+                    $.paths\n    update: {}\n    x-creditdata-target-may-vanish: yes please\n";
+    let e = invalid(mistyped).to_string();
+    assert!(
+        e.contains("x-creditdata-target-may-vanish") && e.contains("true or false"),
+        "{e}"
+    );
+}

@@ -253,3 +253,59 @@ fn a_new_operation_without_an_operation_id_is_named_and_classified() {
         "drift changes nothing in the workspace (no pin either)"
     );
 }
+
+/// A release that removes operations the overlays patch (each named by the pipeline, pinned in
+/// 90-keep-names, and given a schema or a body by a hand-written overlay) is still classified:
+/// the removal is breaking (exit 4) and named, and the overlay actions left without a target
+/// are said, not turned into "cannot compare". Made from `spec/openapi.json` as it is.
+#[test]
+fn a_removed_operation_that_overlays_patch_is_classified_as_breaking() {
+    let effective = document::load(&workspace_root().join("spec/openapi.effective.json")).unwrap();
+    let mut spec = document::load(&workspace_root().join("spec/openapi.json")).unwrap();
+    // Every path whose operations the pipeline named: each is pinned, most are patched too.
+    let removed: Vec<(String, String)> = document::operations(&effective)
+        .filter(|op| {
+            op.operation
+                .get("x-creditdata-derived-operation-id")
+                .is_some()
+        })
+        .map(|op| {
+            (
+                op.path.to_string(),
+                op.operation["operationId"].as_str().unwrap().to_string(),
+            )
+        })
+        .take(3)
+        .collect();
+    assert!(!removed.is_empty(), "the description has derived names");
+    for (path, _) in &removed {
+        spec["paths"].as_object_mut().unwrap().shift_remove(path);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("removed.json");
+    std::fs::write(&path, document::to_string(&spec, Format::Json)).unwrap();
+
+    let out = xtask(&[
+        "drift",
+        "--spec",
+        path.to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    for (_, id) in &removed {
+        assert!(
+            report["changes"].as_array().unwrap().iter().any(|c| {
+                c["kind"] == "operation_removed"
+                    && c["operations"]
+                        .as_array()
+                        .is_some_and(|o| o.contains(&id.as_str().into()))
+            }),
+            "{id} is reported removed: {report:#}"
+        );
+    }
+    assert!(stderr.contains("select nothing"), "{stderr}");
+    assert!(!stderr.contains("nothing was compared"), "{stderr}");
+}
