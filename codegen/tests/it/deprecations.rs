@@ -4,20 +4,33 @@
 
 use std::path::Path;
 
-use creditdata_codegen::pipeline::{self, Inputs};
+use creditdata_codegen::diff::{self, ChangeKind, Side};
+use creditdata_codegen::pipeline::{self, Inputs, Outputs};
+use serde_json::Value;
+
+fn document() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deprecations.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The pipeline's outputs for `doc`, without overlays.
+fn run(doc: &Value) -> Outputs {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("openapi.json");
+    std::fs::write(&spec, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    let overlays = tempfile::tempdir().unwrap();
+    pipeline::run(&Inputs {
+        spec,
+        overlays: overlays.path().to_path_buf(),
+        lenient: false,
+        display_root: dir.path().to_path_buf(),
+    })
+    .unwrap_or_else(|e| panic!("deprecations.json generates:\n{e}"))
+}
 
 /// The generated code of `tests/data/deprecations.json`, parsed.
 fn generated() -> syn::File {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let overlays = tempfile::tempdir().unwrap();
-    let outputs = pipeline::run(&Inputs {
-        spec: data.join("deprecations.json"),
-        overlays: overlays.path().to_path_buf(),
-        lenient: false,
-        display_root: data.clone(),
-    })
-    .unwrap_or_else(|e| panic!("deprecations.json generates:\n{e}"));
-    syn::parse_file(&outputs.generated.code).expect("the generated code parses")
+    syn::parse_file(&run(&document()).generated.code).expect("the generated code parses")
 }
 
 /// The `note` of the `#[deprecated]` among `attrs`, if any.
@@ -265,4 +278,56 @@ fn the_generated_code_allows_its_own_uses_narrowly() {
     // A struct whose field has a deprecated type.
     assert!(allows_deprecated(&attrs_of(&file, &["types", "Widget"])));
     assert!(!allows_deprecated(&attrs_of(&file, &["types", "Report"])));
+}
+
+/// A release that deprecates an operation, parameters, schemas and members is compatible for
+/// Rust code: `#[deprecated]` warns, it breaks nothing (RFC 1105 calls it a minor change), and
+/// the comparison of the generated APIs finds no incompatible difference.
+#[test]
+fn deprecating_is_a_compatible_release() {
+    fn undeprecated(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("deprecated");
+                map.values_mut().for_each(undeprecated);
+            }
+            Value::Array(items) => items.iter_mut().for_each(undeprecated),
+            _ => {}
+        }
+    }
+    let new = document();
+    let mut old = new.clone();
+    undeprecated(&mut old);
+    let (old, new) = (run(&old), run(&new));
+    assert_ne!(
+        old.generated.code, new.generated.code,
+        "the release marks the code"
+    );
+    fn side(o: &Outputs) -> Side<'_> {
+        Side {
+            effective: &o.effective,
+            published: None,
+            code: Some(&o.generated.code),
+        }
+    }
+    let report = diff::compare(&side(&old), &side(&new))
+        .with_version("1.4.2")
+        .unwrap();
+    assert!(report.rust_api.checked);
+    assert_eq!(report.rust_api.incompatible, Vec::<String>::new());
+    assert!(!report.is_breaking(), "{}", report.to_text());
+    assert_eq!(report.exit_code(), 3, "{}", report.to_text());
+    let kinds: Vec<ChangeKind> = report.changes.iter().map(|c| c.kind).collect();
+    assert!(
+        kinds.contains(&ChangeKind::OperationDeprecated),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&ChangeKind::ParameterDeprecated),
+        "{kinds:?}"
+    );
+    let semver = report.semver.expect("a version was given");
+    assert_eq!(semver.suggested, "1.5.0", "{}", semver.rule);
+    assert!(kinds.contains(&ChangeKind::SchemaDeprecated), "{kinds:?}");
+    assert!(kinds.contains(&ChangeKind::MemberDeprecated), "{kinds:?}");
 }
