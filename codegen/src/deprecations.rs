@@ -14,14 +14,17 @@
 //! The note is the description's own words: [`MESSAGE_KEYS`] when present (Speakeasy's
 //! extension), else the sentences of `description` that speak of the deprecation; then the
 //! replacement, as the Rust item a user writes instead, when the description names one
-//! ([`REPLACEMENT_KEYS`], or a "use X" sentence naming exactly one operation, schema, member or
-//! parameter of the same kind). A note always starts with "deprecated by the service", so a user
-//! reading the compiler's warning knows it came from the vendor, not from this crate.
+//! ([`REPLACEMENT_KEYS`], or a "use X", "replaced by X" or "superseded by X" sentence whose X is,
+//! whatever its case and separators, the name of another operation of the document (its
+//! operationId without the verb, or its last path segment), schema, member or parameter of the
+//! same kind: the first in document order). A note always starts with "deprecated by the
+//! service", so a user reading the compiler's warning knows it came from the vendor, not from
+//! this crate.
 //!
 //! The generated code itself uses what it deprecates (the builder's own impls, the `Operation`
 //! impl, typify's conversions reading a deprecated field): each item that names a deprecated
-//! item gets `#[allow(deprecated)]`, the narrowest place a lint level can be set for it (derive
-//! expansions are exempt from the lint already). The module-wide allowances of `generate.rs`
+//! item gets `#[allow(deprecated)]` (each method, in the one big `impl Client`), so an allowance
+//! never reaches code that does not use one (derive expansions are exempt from the lint already). The module-wide allowances of `generate.rs`
 //! would hide these uses as well; the narrow ones keep the generated code clean on its own.
 
 use std::collections::{BTreeMap, BTreeSet};
