@@ -19,6 +19,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::call_methods;
+use crate::deprecations;
 use crate::document::{self, pointer};
 use crate::lean_requests;
 use crate::open_enums::{self, OpenEnumPlan};
@@ -60,6 +61,8 @@ pub enum GenerateError {
     LeanRequests(#[from] lean_requests::LeanRequestsError),
     #[error(transparent)]
     CallMethods(#[from] call_methods::CallMethodsError),
+    #[error(transparent)]
+    Deprecations(#[from] deprecations::DeprecationsError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
     InvalidCode(String),
     #[error("{0}")]
@@ -114,6 +117,7 @@ pub fn generate(
     call_methods::one_way_to_call(&mut file, &outputs)?;
     let (module, surface) = operations_module(&operations, &builders)?;
     file.items.push(module);
+    deprecations::mark_deprecated(&mut file, effective)?;
 
     let code = format!("{header}\n{}", prettyplease::unparse(&file));
     Ok(Generated { code, surface })

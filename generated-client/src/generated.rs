@@ -8136,6 +8136,10 @@ let categorizations = client.get_categorizations()
     .call()
     .await?;
 ```*/
+    #[deprecated(
+        note = "deprecated by the service: use the categorizations summary; use `Client::get_categorizations_summary` instead"
+    )]
+    #[allow(deprecated)]
     pub fn get_categorizations(&self) -> builder::GetCategorizations<'_> {
         builder::GetCategorizations::new(self)
     }
@@ -10851,10 +10855,14 @@ pub mod builder {
 
 [`Client::get_categorizations`]: super::Client::get_categorizations*/
     #[derive(Debug, Clone)]
+    #[deprecated(
+        note = "deprecated by the service: use the categorizations summary; use `Client::get_categorizations_summary` instead"
+    )]
     pub struct GetCategorizations<'a> {
         client: &'a super::Client,
         session_id: Result<::uuid::Uuid, String>,
     }
+    #[allow(deprecated)]
     impl<'a> GetCategorizations<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -13408,6 +13416,7 @@ pub mod operations {
             >(body)
         }
     }
+    #[allow(deprecated)]
     impl<'a> crate::operation::Operation for super::builder::GetCategorizations<'a> {
         type Output = types::CategorizationsResponse;
         type ErrorBody = types::ProblemDetails;

@@ -63,7 +63,9 @@ macro_rules! datasets {
             /// Its operation, as errors name it.
             pub fn operation_id(self) -> &'static str {
                 match self {
-                    $( Dataset::$variant => <crate::builder::$builder<'static> as
+                    // The service deprecates `categorizations` but still serves it: it stays a
+                    // dataset, read only when `include_deprecated` asks for it.
+                    $( #[allow(deprecated)] Dataset::$variant => <crate::builder::$builder<'static> as
                         crate::operation::Operation>::META.id, )*
                 }
             }
@@ -81,7 +83,8 @@ macro_rules! datasets {
             -> Pin<Box<dyn Future<Output = Fetched> + Send + '_>>
         {
             match dataset {
-                $( Dataset::$variant => Box::pin(async move {
+                // As in `operation_id`: the deprecated `categorizations` is read only when asked.
+                $( #[allow(deprecated)] Dataset::$variant => Box::pin(async move {
                     Fetched::$variant(client.$method().session_id(session_id).call().await)
                 }), )*
             }

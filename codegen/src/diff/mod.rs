@@ -260,7 +260,9 @@ impl ChangeReport {
     ///
     /// Cargo's rules: the left-most non-zero component is the one that signals breakage. So in
     /// 0.x, a breaking change bumps the minor version and everything else the patch version; from
-    /// 1.0 on, breaking bumps the major, additions the minor, the rest the patch.
+    /// 1.0 on, breaking bumps the major, additions and deprecations the minor (a new
+    /// `#[deprecated]` is a minor change, as cargo-semver-checks classifies it), the rest the
+    /// patch.
     pub fn with_version(mut self, current: &str) -> Result<ChangeReport, String> {
         let parts: Vec<u64> = current
             .split('.')
@@ -274,7 +276,7 @@ impl ChangeReport {
         let adds = self
             .changes
             .iter()
-            .any(|c| c.kind.name().ends_with("_added"));
+            .any(|c| c.kind.name().ends_with("_added") || c.kind.name().ends_with("_deprecated"));
         let (bump, suggested, rule) = if self.is_empty() {
             (
                 Bump::None,
@@ -306,7 +308,7 @@ impl ChangeReport {
             (
                 Bump::Minor,
                 format!("{major}.{}.0", minor + 1),
-                "compatible additions bump the minor version".to_string(),
+                "compatible additions and deprecations bump the minor version".to_string(),
             )
         } else {
             (

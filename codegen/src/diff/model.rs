@@ -139,6 +139,10 @@ catalogue! {
     ServerRemoved = "server_removed", "server removed";
     ServerChanged = "server_changed", "server URL changed";
     SchemaAdded = "schema_added", "schema added";
+    /// The Rust type (and its builder) becomes `#[deprecated]`.
+    SchemaDeprecated = "schema_deprecated", "schema deprecated";
+    /// The Rust field (and its builder setter) becomes `#[deprecated]`.
+    MemberDeprecated = "member_deprecated", "schema member deprecated";
     SchemaRemoved = "schema_removed", "schema removed";
     /// The same shape under a new component name: the Rust type is renamed.
     SchemaRenamed = "schema_renamed", "schema renamed";

@@ -403,10 +403,21 @@ fn hoist_within(
             let mut enum_schema = std::mem::take(sub);
             let mut usage = Map::new();
             if let Value::Object(m) = &mut enum_schema {
-                // Nullability and documentation belong to the use, not to the named enum.
-                for key in ["nullable", "description", "default", "example"] {
-                    if let Some(v) = m.remove(key) {
-                        usage.insert(key.into(), v);
+                // Nullability, documentation and a deprecation belong to the use (the member),
+                // not to the named enum.
+                let annotations = [
+                    "nullable",
+                    "description",
+                    "default",
+                    "example",
+                    "deprecated",
+                ];
+                let deprecation = crate::deprecations::MESSAGE_KEYS
+                    .iter()
+                    .chain(crate::deprecations::REPLACEMENT_KEYS);
+                for key in annotations.iter().chain(deprecation) {
+                    if let Some(v) = m.remove(*key) {
+                        usage.insert((*key).to_string(), v);
                     }
                 }
                 if let Some(Value::Array(values)) = m.get_mut("enum") {

@@ -269,7 +269,7 @@ fn response_properties_nullable_constraints_and_body_types() {
 }
 
 #[test]
-fn parameters_renamed_and_optional_statuses_and_deprecation() {
+fn parameters_renamed_and_optional_statuses_and_deprecations() {
     let r = report(|d| {
         let item = at(d, "/paths").as_object_mut().unwrap();
         let value = item.shift_remove("/v1/items/{itemId}").unwrap();
@@ -306,6 +306,23 @@ fn parameters_renamed_and_optional_statuses_and_deprecation() {
             Source::Yes
         )]
     );
+    let r = report(|d| {
+        at(d, "/components/schemas/Item")["deprecated"] = json!(true);
+        at(d, "/components/schemas/ItemInput/properties/size")["deprecated"] = json!(true);
+    });
+    assert_eq!(
+        impacts(&r),
+        vec![
+            (ChangeKind::SchemaDeprecated, Wire::Yes, Source::Yes),
+            (ChangeKind::MemberDeprecated, Wire::Yes, Source::Yes),
+        ]
+    );
+    let rust: Vec<&str> = r
+        .changes
+        .iter()
+        .flat_map(|c| c.rust.iter().map(String::as_str))
+        .collect();
+    assert_eq!(rust, ["types::Item", "types::ItemInput.size"]);
     let r = report(|d| {
         at(d, "/components/schemas")
             .as_object_mut()

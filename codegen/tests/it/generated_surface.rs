@@ -181,3 +181,77 @@ fn surface_lists_each_operation_once() {
         );
     }
 }
+
+/// `get_categorizations` and whatever else the description deprecates: in the checked-in
+/// `generated.rs`, each `Client` method and builder of a deprecated operation carries
+/// `#[deprecated]` with the service's note, and no other does, so a program calling a
+/// deprecated operation gets the compiler's warning (not only a sentence in its rustdoc).
+#[test]
+fn the_client_methods_of_deprecated_operations_are_deprecated_for_the_compiler() {
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    let file = syn::parse_file(&generated).expect("generated.rs parses");
+    let deprecation_note = |attrs: &[syn::Attribute]| -> Option<String> {
+        let attr = attrs.iter().find(|a| a.path().is_ident("deprecated"))?;
+        let mut note = String::new();
+        attr.parse_nested_meta(|meta| {
+            note = meta.value()?.parse::<syn::LitStr>()?.value();
+            Ok(())
+        })
+        .expect("#[deprecated(note = \"...\")]");
+        Some(note)
+    };
+    let mut methods = std::collections::BTreeMap::new();
+    let mut builders = std::collections::BTreeMap::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Impl(imp) if imp.trait_.is_none() => {
+                let self_ty = &imp.self_ty;
+                if quote::quote!(#self_ty).to_string() != "Client" {
+                    continue;
+                }
+                for item in &imp.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        methods.insert(f.sig.ident.to_string(), deprecation_note(&f.attrs));
+                    }
+                }
+            }
+            syn::Item::Mod(m) if m.ident == "builder" => {
+                for item in &m.content.as_ref().expect("inline module").1 {
+                    if let syn::Item::Struct(s) = item {
+                        builders.insert(s.ident.to_string(), deprecation_note(&s.attrs));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = effective_document();
+    for (method, path, id) in operations(&doc) {
+        let deprecated = doc["paths"][&path][method.to_lowercase()]["deprecated"] == true;
+        let method_note = methods
+            .get(&id.to_snake_case())
+            .unwrap_or_else(|| panic!("no Client::{}", id.to_snake_case()));
+        let builder_note = builders
+            .get(&id.to_upper_camel_case())
+            .unwrap_or_else(|| panic!("no builder::{}", id.to_upper_camel_case()));
+        if deprecated {
+            let note = method_note.as_deref().unwrap_or_else(|| {
+                panic!("{method} {path} ({id}) is deprecated; its method is not")
+            });
+            assert!(
+                note.starts_with("deprecated by the service"),
+                "{id}: {note}"
+            );
+            assert_eq!(builder_note, method_note, "{id}: the builder says the same");
+        } else {
+            assert_eq!(
+                method_note, &None,
+                "{method} {path} ({id}) is not deprecated"
+            );
+            assert_eq!(
+                builder_note, &None,
+                "{method} {path} ({id}) is not deprecated"
+            );
+        }
+    }
+}

@@ -12,6 +12,7 @@
 //! failing test alone (`cargo test -p creditdata-codegen --test it -- NAME`) to read it.
 
 mod change_catalogue;
+mod deprecations;
 mod downconvert;
 mod fetch;
 mod frozen;

@@ -379,6 +379,8 @@ async fn a_whole_session_life_through_the_generated_client() {
             | creditdata_client::types::CategorizationSummaryStatus::SomeDataMissing
     ));
     assert!(summary.count_of_institutions.expect("institutions") >= 1);
+    // Deprecated by the service, which still serves it: so does the mock, and this checks it.
+    #[allow(deprecated)]
     let categorizations = answer!(client, get_categorizations, id);
     assert_eq!(categorizations.categorizations.expect("list").len(), 1);
 

@@ -77,6 +77,17 @@ impl<'a> Walker<'a> {
                     .rust([Some(format!("types::{}", name.to_upper_camel_case()))]),
             );
         }
+        let kept: Vec<(String, String)> = a
+            .intersection(&b)
+            .filter(|name| !renamed.contains_key(*name))
+            .map(|name| (name.clone(), name.clone()))
+            .chain(renamed.clone())
+            .collect();
+        for (old, new) in kept {
+            if variant_of(self.new, &new).is_none() {
+                self.deprecations(&old, &new);
+            }
+        }
         for name in a.difference(&b) {
             if self.renamed.contains_key(name) {
                 continue;
@@ -91,6 +102,63 @@ impl<'a> Walker<'a> {
                     )
                     .rust([Some(format!("types::{}", name.to_upper_camel_case()))]),
             );
+        }
+    }
+
+    /// A component schema, or one of its members, newly deprecated: `codegen/src/deprecations.rs`
+    /// marks its Rust item `#[deprecated]`, which warns and breaks nothing. A request-side copy
+    /// is reported with its original (the caller skips it).
+    fn deprecations(&mut self, old: &str, new: &str) {
+        let (Some(a), Some(b)) = (
+            schema::component(self.old, old),
+            schema::component(self.new, new),
+        ) else {
+            return;
+        };
+        let deprecated = |s: &Value| s.get("deprecated") == Some(&Value::Bool(true));
+        let at = format!("/components/schemas/{}", escape(new));
+        let rust = new.to_upper_camel_case();
+        if !deprecated(a) && deprecated(b) {
+            self.record(
+                Draft::new(
+                    ChangeKind::SchemaDeprecated,
+                    format!("schema {new} deprecated"),
+                )
+                .at(
+                    Some(&format!("/components/schemas/{}", escape(old))),
+                    Some(&at),
+                )
+                .impact(
+                    Wire::Yes,
+                    Source::Yes,
+                    "still accepted and sent; code naming the Rust type gets a deprecation warning",
+                )
+                .rust([Some(format!("types::{rust}"))]),
+            );
+        }
+        let members = |s: &'a Value| s.get("properties").and_then(Value::as_object);
+        let (Some(ma), Some(mb)) = (members(a), members(b)) else {
+            return;
+        };
+        for (name, member) in mb {
+            if deprecated(member) && ma.get(name).is_some_and(|m| !deprecated(m)) {
+                self.record(
+                    Draft::new(
+                        ChangeKind::MemberDeprecated,
+                        format!("{new}.{name} deprecated"),
+                    )
+                    .at(
+                        Some(&format!("/components/schemas/{}/properties/{}", escape(old), escape(name))),
+                        Some(&format!("{at}/properties/{}", escape(name))),
+                    )
+                    .impact(
+                        Wire::Yes,
+                        Source::Yes,
+                        "still accepted and sent; code reading or setting the Rust field gets a deprecation warning",
+                    )
+                    .rust([Some(format!("types::{rust}.{name}"))]),
+                );
+            }
         }
     }
 
