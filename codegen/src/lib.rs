@@ -1,7 +1,7 @@
 //! The creditdata generation pipeline, one module per stage.
 //!
 //! ```text
-//! spec/openapi.{json,yaml} -> overlay -> downconvert -> preflight -> generate -> generated-client
+//! spec/openapi.{json,yaml} -> overlay -> downconvert -> links -> preflight -> generate -> generated-client
 //! ```
 //!
 //! This crate is a library: it parses no command line. `xtask` is its front end.
@@ -14,6 +14,7 @@ mod error_chain;
 pub mod fetch;
 pub mod generate;
 pub mod lean_requests;
+pub mod links;
 pub mod open_enums;
 pub mod overlay;
 pub mod path_segments;
