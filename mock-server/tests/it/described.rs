@@ -26,8 +26,9 @@ fn workspace() -> PathBuf {
 
 /// The effective description of release 1.1: the vendor's document (today's with the fixture
 /// applied), then every overlay of the workspace, down-converted and prepared as `regen` does.
-/// The operationId the naming stage will derive is added here, as a scratch.
-fn release_1_1() -> Value {
+/// The operationId the naming stage will derive is added here, as a scratch; the links stage
+/// runs after it, as in the pipeline.
+pub fn release_1_1() -> Value {
     let root = workspace();
     let mut document = creditdata_codegen::document::load(&root.join("spec/openapi.json"))
         .expect("the vendored description");
@@ -51,6 +52,7 @@ fn release_1_1() -> Value {
         .expect("down-converts")
         .document;
     creditdata_codegen::open_enums::prepare(&mut effective).expect("open enums");
+    creditdata_codegen::links::derive(&mut effective);
     effective
 }
 
