@@ -125,22 +125,52 @@ fn allow_null(mut schema: Map<String, Value>) -> Value {
 pub fn validator(document: &Value, schema: &Value) -> Result<Validator, String> {
     let mut root = Map::new();
     root.insert("allOf".into(), json!([to_json_schema(schema)]));
-    let defs = document
+    // Only the components `schema` reaches: a body refers to a handful of the description's
+    // schemas, and every mock start compiles the Session bodies.
+    let components = document
         .pointer("/components/schemas")
-        .and_then(Value::as_object)
-        .map(|schemas| {
-            schemas
-                .iter()
-                .map(|(name, schema)| (name.clone(), to_json_schema(schema)))
-                .collect::<Map<String, Value>>()
-        })
-        .unwrap_or_default();
+        .and_then(Value::as_object);
+    let mut defs = Map::new();
+    let mut pending = references(schema);
+    while let Some(name) = pending.pop() {
+        if defs.contains_key(&name) {
+            continue;
+        }
+        let Some(component) = components.and_then(|schemas| schemas.get(&name)) else {
+            continue;
+        };
+        pending.extend(references(component));
+        defs.insert(name, to_json_schema(component));
+    }
     root.insert("$defs".into(), Value::Object(defs));
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .should_validate_formats(true)
         .build(&Value::Object(root))
         .map_err(|error| error.to_string())
+}
+
+/// The names of the component schemas `schema` refers to directly.
+fn references(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix(COMPONENT_SCHEMAS))
+                {
+                    found.push(name.replace("~1", "/").replace("~0", "~"));
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// A JSON pointer into a request body as the service names fields: `queryParameters[0].countryCode`.
