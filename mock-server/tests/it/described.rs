@@ -341,3 +341,41 @@ async fn a_new_session_member_is_checked_stored_and_returned() {
     assert_eq!(status, 201, "{created}");
     assert!(created.get("externalReference").is_none(), "{created}");
 }
+
+#[test]
+fn the_binary_serves_a_description_given_at_start_and_names_what_is_wrong_with_one() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let release = directory.path().join("release.json");
+    std::fs::write(&release, release_1_1().to_string()).expect("write");
+    let started = crate::trust::run_mock_binary(&[
+        "--effective-description",
+        release.to_str().expect("path"),
+    ]);
+    assert!(started.is_err(), "the mock serves release 1.1: {started:?}");
+
+    let not_json = directory.path().join("notes.txt");
+    std::fs::write(&not_json, "release notes").expect("write");
+    let mut unroutable = release_1_1();
+    unroutable["paths"]["/v1/:legacy"] =
+        json!({"get": {"responses": {"200": {"description": "OK"}}}});
+    let unroutable_file = directory.path().join("unroutable.json");
+    std::fs::write(&unroutable_file, unroutable.to_string()).expect("write");
+    let missing = directory.path().join("missing.json");
+    for (file, expected) in [
+        (&missing, "missing.json"),
+        (&not_json, "is not a JSON document"),
+        (
+            &unroutable_file,
+            "the path /v1/:legacy of the effective description cannot be routed",
+        ),
+    ] {
+        let (code, stderr) = crate::trust::run_mock_binary(&[
+            "--effective-description",
+            file.to_str().expect("path"),
+        ])
+        .expect("the mock refuses to start");
+        assert_ne!(code, Some(0), "{stderr}");
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
