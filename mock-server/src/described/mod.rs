@@ -2,7 +2,7 @@
 //! the description itself, and the members of a Session that no hand-written code knows.
 //!
 //! Which operations are hand-written is not listed anywhere: the router asks the hand-written
-//! routes ([`hand_written`]) and serves every other operation through [`handler`]. A vendor
+//! routes ([`not_hand_written`]) and serves every other operation through [`handler`]. A vendor
 //! release that adds a dataset is answered the day it is generated: authenticated, 404 for an
 //! unknown session, validated against its schema, and answered with a schema-valid example
 //! ([`example`]) seeded by the session and the operation, whose `sources` follow the session's
