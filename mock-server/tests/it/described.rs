@@ -64,8 +64,8 @@ async fn release_mock(config: MockConfig, document: &Value) -> Harness {
     .await
 }
 
-fn schema_of(document: &Value, name: &str) -> Value {
-    let _ = document;
+/// A reference to the component schema `name`, for [`validator`].
+fn schema_of(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
@@ -78,10 +78,7 @@ async fn a_new_dataset_is_served_from_the_description() {
         .await;
     let id = session["id"].as_str().expect("id");
     let path = DATASET.replace("{sessionId}", id);
-    let valid = validator(
-        &document,
-        &schema_of(&document, "EmploymentHistoriesResponse"),
-    );
+    let valid = validator(&document, &schema_of("EmploymentHistoriesResponse"));
 
     // Before the customer consents: every provider of each requested country waits for the
     // customer, a country the catalog does not serve is unsupported, and nothing is delivered.
@@ -286,7 +283,7 @@ async fn a_new_session_member_is_checked_stored_and_returned() {
     assert_eq!(status, 201, "{created}");
     assert_eq!(created["externalReference"], "LOAN-2026-0042");
     let id = created["id"].as_str().expect("id").to_owned();
-    let session = validator(&document, &schema_of(&document, "Session"));
+    let session = validator(&document, &schema_of("Session"));
     assert!(session.is_valid(&created), "{created}");
 
     let (_, read) = harness.get_json(&format!("/v1/sessions/{id}")).await;
