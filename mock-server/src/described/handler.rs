@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use jsonschema::Validator;
 use serde_json::{Value, json};
@@ -292,7 +292,13 @@ pub async fn serve(
             .ok_or_else(|| {
                 Problem::invalid_field(SESSION_PARAMETER, "The value is not a valid UUID.")
             })?;
-        Some(read(&state, id).await?)
+        // A read settles a waiting customer under `complete_on_read`, as the hand-written
+        // reads do; any other method meets the session as it is.
+        if matches!(compiled.operation.method, Method::GET | Method::HEAD) {
+            Some(read(&state, id).await?)
+        } else {
+            Some(state.context(id)?)
+        }
     } else {
         None
     };
