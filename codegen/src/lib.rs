@@ -1,7 +1,7 @@
 //! The creditdata generation pipeline, one module per stage.
 //!
 //! ```text
-//! spec/openapi.{json,yaml} -> overlay -> operation names -> downconvert -> preflight -> generate -> generated-client
+//! spec/openapi.{json,yaml} -> overlay -> operation names -> downconvert -> links -> preflight -> generate -> generated-client
 //! ```
 //!
 //! This crate is a library: it parses no command line. `xtask` is its front end.
@@ -15,6 +15,7 @@ mod error_chain;
 pub mod fetch;
 pub mod generate;
 pub mod lean_requests;
+pub mod links;
 pub mod open_enums;
 pub mod operation_names;
 pub mod overlay;

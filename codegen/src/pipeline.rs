@@ -162,6 +162,7 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
     let mut effective = converted.document;
 
     let plan = open_enums::prepare(&mut effective)?;
+    warnings.extend(crate::links::derive(&mut effective));
 
     let report = preflight::preflight_static(&effective);
     if !report.is_clean() {

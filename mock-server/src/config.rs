@@ -97,6 +97,10 @@ pub struct MockConfig {
     /// Latency, the service's rate limit and faults; all off by default (see
     /// [`Realism`](crate::realism::Realism)).
     pub realism: crate::realism::Realism,
+    /// The effective description (OpenAPI 3.0) whose operations are served where no
+    /// hand-written handler is; `None` serves the one the mock was built with. A test gives a
+    /// vendor's next release here to see the mock follow it without a rebuild.
+    pub effective_description: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 impl Default for MockConfig {
@@ -126,6 +130,7 @@ impl Default for MockConfig {
             refresh_token_lifetime: Duration::from_secs(30 * 60),
             sign_in_lifetime: Duration::from_secs(10 * 3600),
             realism: crate::realism::Realism::default(),
+            effective_description: None,
         }
     }
 }
@@ -385,6 +390,13 @@ impl fmt::Debug for MockConfig {
             .field("refresh_token_lifetime", &self.refresh_token_lifetime)
             .field("sign_in_lifetime", &self.sign_in_lifetime)
             .field("realism", &self.realism)
+            .field(
+                "effective_description",
+                &self
+                    .effective_description
+                    .as_ref()
+                    .map(|_| "<given at start>"),
+            )
             .finish()
     }
 }

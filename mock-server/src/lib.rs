@@ -37,6 +37,7 @@ mod catalog;
 pub mod config;
 mod control;
 mod data;
+mod described;
 mod files;
 mod guard;
 mod problem;
@@ -75,6 +76,10 @@ use store::{StateFile, Store};
 pub const OPENAPI_JSON: &[u8] = include_bytes!("../../spec/openapi.json");
 /// The published description, served at `/openapi/v1.yaml`.
 pub const OPENAPI_YAML: &[u8] = include_bytes!("../../spec/openapi.yaml");
+/// The effective description (what the client is generated from), whose operations the mock
+/// serves; [`MockConfig::effective_description`] replaces it. The mock is not published, so
+/// reaching outside the crate is safe here.
+pub const EFFECTIVE_JSON: &[u8] = include_bytes!("../../spec/openapi.effective.json");
 
 /// Largest body a `/v1` operation reads: a session request with every country and package
 /// is a few kilobytes.
@@ -105,6 +110,9 @@ pub enum StartError {
     /// A setting is out of range.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The effective description cannot be served.
+    #[error(transparent)]
+    Description(#[from] described::DescriptionError),
     /// Writing the initial state file failed.
     #[error("could not write the state file: {0}")]
     Persist(String),
@@ -181,17 +189,19 @@ impl MockServer {
             store.identity = saved.identity;
             store.identity.prune(chrono::Utc::now());
         }
+        let description = described::Description::load(config.effective_description.clone())?;
         let state = Arc::new(AppState::new(
             config,
             Arc::clone(&idp),
             store,
             keep_key_in_state,
+            description,
         ));
         state.persist().await.map_err(|problem| {
             StartError::Persist(problem.body().detail.clone().unwrap_or_default())
         })?;
         let policy = Arc::new(HostPolicy::new(address, allowed_hosts));
-        let app = router::router(Arc::clone(&state), policy, &realism);
+        let app = router::router(Arc::clone(&state), policy, &realism).await?;
         let (shutdown, signal) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let signal = async {

@@ -39,6 +39,11 @@ struct Args {
     /// Keep sessions (and the signing key) in this file across restarts; written atomically.
     #[arg(long)]
     state: Option<PathBuf>,
+    /// Serve this effective description (OpenAPI 3.0 JSON, as `cargo xtask regen --out` writes
+    /// it) instead of the one the mock was built with: its operations without a hand-written
+    /// handler are served from it.
+    #[arg(long)]
+    effective_description: Option<PathBuf>,
     /// Let waiting customers complete by themselves after this long (e.g. 30s, 2m).
     #[arg(long, value_parser = parse_duration)]
     auto_complete_after: Option<Duration>,
@@ -250,7 +255,22 @@ async fn run() -> anyhow::Result<()> {
         ),
         None => None,
     };
+    let effective_description = match &args.effective_description {
+        Some(path) => {
+            let text = std::fs::read(path)
+                .with_context(|| format!("reading the effective description {}", path.display()))?;
+            let document: serde_json::Value = serde_json::from_slice(&text).with_context(|| {
+                format!(
+                    "{} is not a JSON document; give the effective description `cargo xtask regen` writes",
+                    path.display()
+                )
+            })?;
+            Some(std::sync::Arc::new(document))
+        }
+        None => None,
+    };
     let config = MockConfig {
+        effective_description,
         listen: args.listen,
         client_id: args.client_id,
         client_secret: args.client_secret,

@@ -71,6 +71,7 @@ mod tests {
                 to: EMAIL.into(),
             }],
             source_overrides: Default::default(),
+            described_members: Default::default(),
         }
     }
 

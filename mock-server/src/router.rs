@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::auth::{self, REALM};
+use crate::described::{self, DescriptionError};
 use crate::guard::{self, HostPolicy};
 use crate::problem::Problem;
 use crate::realism;
@@ -33,11 +34,22 @@ fn body_limit(path: &str) -> usize {
     }
 }
 
-pub fn router(state: Arc<AppState>, policy: Arc<HostPolicy>, realism: &realism::Layers) -> Router {
-    let api = api::routes().route_layer(middleware::from_fn_with_state(
-        Arc::clone(&state),
-        auth::require_bearer,
-    ));
+/// The whole application. The `/v1` operations of the effective description that no
+/// hand-written route serves are served from the description ([`described`]), behind the same
+/// bearer check and realism layers.
+pub async fn router(
+    state: Arc<AppState>,
+    policy: Arc<HostPolicy>,
+    realism: &realism::Layers,
+) -> Result<Router, DescriptionError> {
+    let bearer = || middleware::from_fn_with_state(Arc::clone(&state), auth::require_bearer);
+    let hand_written = api::routes()
+        .route_layer(bearer())
+        .with_state(Arc::clone(&state));
+    let unserved = described::not_hand_written(&state.description, hand_written).await;
+    let api = api::routes()
+        .merge(described::routes(&state.description, &unserved)?)
+        .route_layer(bearer());
     let api = realism
         .around_api(api)
         .layer(DefaultBodyLimit::max(API_BODY_LIMIT));
@@ -64,13 +76,13 @@ pub fn router(state: Arc<AppState>, policy: Arc<HostPolicy>, realism: &realism::
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
         ));
-    realism
+    Ok(realism
         .around_everything(app)
         .layer(middleware::from_fn_with_state(
             policy,
             guard::refuse_foreign_hosts,
         ))
-        .layer(middleware::from_fn(log_requests))
+        .layer(middleware::from_fn(log_requests)))
 }
 
 async fn openapi_json() -> Response {

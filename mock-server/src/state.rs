@@ -12,6 +12,7 @@ use crate::auth::IdentityProvider;
 use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
 use crate::data::{Dossier, DossierCache};
+use crate::described::Description;
 use crate::problem::Problem;
 use crate::store::{STATE_VERSION, SessionRecord, StateError, StateFile, Store};
 use crate::views::View;
@@ -29,6 +30,8 @@ pub struct AppState {
     writer: Arc<Mutex<()>>,
     /// Whether the state file should carry the signing key (it was generated here).
     keep_key_in_state: bool,
+    /// The effective description the mock serves.
+    pub description: Description,
 }
 
 /// A session settled to now, with its dossier.
@@ -60,6 +63,7 @@ impl AppState {
         idp: Arc<IdentityProvider>,
         store: Store,
         keep_key_in_state: bool,
+        description: Description,
     ) -> Self {
         AppState {
             config,
@@ -68,6 +72,7 @@ impl AppState {
             dossiers: DossierCache::default(),
             writer: Arc::new(Mutex::new(())),
             keep_key_in_state,
+            description,
         }
     }
 
@@ -100,6 +105,29 @@ impl AppState {
     /// The API view of a (settled) record.
     pub fn session_view(&self, record: &SessionRecord) -> Session {
         record.to_api(&self.config, self.full_name(record))
+    }
+
+    /// The API view of a (settled) record as JSON, with the members the description adds to
+    /// the hand-written view.
+    pub fn session_json(&self, record: &SessionRecord) -> serde_json::Value {
+        let mut json = serde_json::to_value(self.session_view(record)).unwrap_or_default();
+        self.description
+            .members
+            .add_to(&mut json, &record.described_members);
+        json
+    }
+
+    /// `view` of a stored session as JSON, with the members the description adds to it.
+    pub fn with_described_members(&self, view: Session) -> serde_json::Value {
+        let stored = self
+            .read_store()
+            .sessions
+            .get(&view.id)
+            .map(|record| record.described_members.clone())
+            .unwrap_or_default();
+        let mut json = serde_json::to_value(view).unwrap_or_default();
+        self.description.members.add_to(&mut json, &stored);
+        json
     }
 
     /// The session `id` settled to now; 404 when unknown.
@@ -137,14 +165,14 @@ impl AppState {
         record.settle(now, &self.config);
         change(&mut record, &self.config)?;
         let view = self.session_view(&record.settled(now, &self.config));
-        self.commit(writer, Change::Put(record)).await?;
+        self.commit(writer, Change::Put(Box::new(record))).await?;
         Ok(view)
     }
 
     /// Adds a new session, once it is saved.
     pub async fn insert(self: &Arc<Self>, record: SessionRecord) -> Result<(), Problem> {
         let writer = Arc::clone(&self.writer).lock_owned().await;
-        self.commit(writer, Change::Put(record)).await
+        self.commit(writer, Change::Put(Box::new(record))).await
     }
 
     /// Forgets every session, once that is saved.
@@ -222,7 +250,7 @@ impl AppState {
                 .sessions
                 .values()
                 .filter(|record| record.id != changed.id)
-                .chain(std::iter::once(changed))
+                .chain(std::iter::once(changed.as_ref()))
                 .cloned()
                 .collect(),
         };
@@ -246,7 +274,7 @@ impl AppState {
 /// One change to the sessions.
 enum Change {
     /// Adds or replaces a session.
-    Put(SessionRecord),
+    Put(Box<SessionRecord>),
     /// Forgets every session.
     Clear,
     /// Saves the state as it is.
@@ -259,7 +287,7 @@ impl Change {
     fn apply(self, store: &mut Store, dossiers: &DossierCache) {
         match self {
             Change::Put(record) => {
-                store.sessions.insert(record.id, record);
+                store.sessions.insert(record.id, *record);
             }
             Change::Clear => {
                 store.sessions.clear();
@@ -300,7 +328,14 @@ mod tests {
             config.client_secret.clone(),
             SigningKey::generate().expect("key"),
         ));
-        Arc::new(AppState::new(config, idp, Store::default(), true))
+        let description = Description::load(None).expect("the embedded description");
+        Arc::new(AppState::new(
+            config,
+            idp,
+            Store::default(),
+            true,
+            description,
+        ))
     }
 
     fn record() -> SessionRecord {
@@ -323,6 +358,7 @@ mod tests {
             progress: Progress::WaitingForCustomer { since: now },
             notifications: vec![],
             source_overrides: BTreeMap::new(),
+            described_members: Default::default(),
         }
     }
 

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use creditdata_codegen::document;
 use creditdata_codegen::downconvert::downconvert;
 use creditdata_codegen::overlay::{ApplyOptions, Overlay, apply};
-use creditdata_codegen::{generate, open_enums, preflight};
+use creditdata_codegen::{generate, links, open_enums, preflight};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use serde_json::{Map, Value, json};
@@ -621,6 +621,7 @@ proptest! {
         if let Ok(converted) = downconvert(&document) {
             let mut effective = converted.document;
             if open_enums::prepare(&mut effective).is_ok() {
+                let _ = links::derive(&mut effective);
                 let report = preflight::preflight_static(&effective);
                 let _ = report.to_string();
                 let _ = report.to_overlay_yaml();
@@ -633,10 +634,11 @@ proptest! {
         document in prop_oneof![4 => mutated_small_seed(), 1 => random_document()],
     ) {
         // What the pipeline does after the overlays, in memory: down-convert, open enums,
-        // preflight (progenitor and the narrowing included), generation.
+        // links, preflight (progenitor and the narrowing included), generation.
         let Ok(converted) = downconvert(&document) else { return Ok(()) };
         let mut effective = converted.document;
         let Ok(plan) = open_enums::prepare(&mut effective) else { return Ok(()) };
+        let _ = links::derive(&mut effective);
         let checks = preflight::preflight_static(&effective);
         let _ = checks.to_string();
         // As in the pipeline, progenitor runs only on what the static checks pass: some of what

@@ -10,6 +10,8 @@ mod sessions;
 mod source_files;
 mod validate;
 
+pub(crate) use validate::json_body;
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -37,7 +39,7 @@ pub fn routes() -> Router<Arc<AppState>> {
 /// `complete_on_read`, a customer still waiting completes first, so the read sees delivered
 /// data; whatever happened before the first read (a resend, an extension) met a waiting
 /// customer.
-async fn read(state: &Arc<AppState>, id: Uuid) -> Result<Context, Problem> {
+pub(crate) async fn read(state: &Arc<AppState>, id: Uuid) -> Result<Context, Problem> {
     if state.config.complete_on_read
         && matches!(
             state.context(id)?.record.progress,

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use chrono::{Duration as ChronoDuration, NaiveDate, Utc};
-use creditdata_client::types::{CustomerProgressStatusInput, Paging, Session, SessionsResponse};
+use creditdata_client::types::{CustomerProgressStatusInput, Paging, SessionsResponse};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -24,6 +24,7 @@ use super::validate::{
 use super::{download, read};
 use crate::auth::Caller;
 use crate::config::{DEFAULT_TAKE, MAX_TAKE};
+use crate::described::members::SessionBody;
 use crate::problem::{FieldErrors, Problem};
 use crate::redact::debug_showing;
 use crate::report;
@@ -60,8 +61,12 @@ pub fn routes() -> Router<Arc<AppState>> {
 async fn search_sessions(
     State(state): State<Arc<AppState>>,
     RawQuery(query): RawQuery,
-) -> Result<Json<SessionsResponse>, Problem> {
-    let filters = SearchFilters::parse(query.as_deref().unwrap_or_default())?;
+) -> Result<Json<Value>, Problem> {
+    let mut filters = SearchFilters::parse(query.as_deref().unwrap_or_default())?;
+    filters.described = state
+        .description
+        .members
+        .search_filters(std::mem::take(&mut filters.unread));
     let now = Utc::now();
     let mut matches: Vec<SessionRecord> = {
         let store = state.read_store();
@@ -74,20 +79,28 @@ async fn search_sessions(
     };
     matches.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
     let total = matches.len();
-    let sessions: Vec<Session> = matches
+    let page: Vec<&SessionRecord> = matches
         .iter()
         .skip(filters.skip as usize)
         .take(filters.take as usize)
-        .map(|record| state.session_view(record))
         .collect();
-    Ok(Json(SessionsResponse {
-        sessions: Some(sessions),
+    let mut response = serde_json::to_value(SessionsResponse {
+        sessions: Some(Vec::new()),
         paging: Some(Paging {
             total_count: i32::try_from(total).unwrap_or(i32::MAX),
             skip: Some(filters.skip),
             take: Some(filters.take),
         }),
-    }))
+    })
+    .map_err(|error| {
+        Problem::internal(format!("The search answer could not be written: {error}."))
+    })?;
+    response["sessions"] = Value::Array(
+        page.into_iter()
+            .map(|record| state.session_json(record))
+            .collect(),
+    );
+    Ok(Json(response))
 }
 
 /// The ten filters of `GET /v1/sessions`.
@@ -103,6 +116,10 @@ struct SearchFilters {
     organizational_unit_name: Option<String>,
     skip: i32,
     take: i32,
+    /// The parameters this parser does not know, as (lower-cased name, value).
+    unread: Vec<(String, String)>,
+    /// Filters on members the description adds to a Session, as (member, lower-cased text).
+    described: Vec<(String, String)>,
 }
 
 // The text filters search for e-mail addresses and people's names.
@@ -202,6 +219,10 @@ impl SearchFilters {
                 ),
             }
         }
+        filters.unread = values
+            .into_iter()
+            .map(|(name, (_, value))| (name, value))
+            .collect();
         errors.into_result()?;
         Ok(filters)
     }
@@ -229,6 +250,12 @@ impl SearchFilters {
             && self
                 .status
                 .is_none_or(|status| status.to_string() == record.progress.name())
+            && self.described.iter().all(|(member, filter)| {
+                contains(
+                    &Some(filter.clone()),
+                    record.described_members.get(member).and_then(Value::as_str),
+                )
+            })
     }
 }
 
@@ -251,7 +278,7 @@ async fn create_session(
     let created_by = caller
         .map(|Extension(caller)| caller.created_by_name())
         .unwrap_or_else(|| format!("service-account-{}", state.config.client_id));
-    let record = SessionRecord {
+    let mut record = SessionRecord {
         id: Uuid::new_v4(),
         created_at: now,
         created_by_name: created_by,
@@ -279,8 +306,17 @@ async fn create_session(
             to: email,
         }],
         source_overrides: Default::default(),
+        described_members: Default::default(),
     };
-    let session = state.session_view(&record);
+    let view = serde_json::to_value(state.session_view(&record)).unwrap_or_default();
+    let mut errors = FieldErrors::default();
+    record.described_members =
+        state
+            .description
+            .members
+            .unknown(SessionBody::Create, &body, &view, &mut errors);
+    errors.into_result()?;
+    let session = state.session_json(&record);
     state.insert(record).await?;
     Ok((StatusCode::CREATED, Json(session)).into_response())
 }
@@ -288,9 +324,9 @@ async fn create_session(
 async fn get_session(
     State(state): State<Arc<AppState>>,
     ValidPath(path): ValidPath<SessionPath>,
-) -> Result<Json<Session>, Problem> {
+) -> Result<Json<Value>, Problem> {
     let context = read(&state, path.session_id).await?;
-    Ok(Json(state.session_view(&context.record)))
+    Ok(Json(state.session_json(&context.record)))
 }
 
 async fn update_session(
@@ -298,13 +334,21 @@ async fn update_session(
     ValidPath(path): ValidPath<SessionPath>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Session>, Problem> {
+) -> Result<Json<Value>, Problem> {
     let id = path.session_id;
-    state.context(id)?;
+    let current = state.context(id)?;
     let body = json_body(&headers, body)?;
     object_body(&body)?;
     let mut errors = FieldErrors::default();
     let additions = query_parameters(&body, &mut errors);
+    errors.into_result()?;
+    let view = serde_json::to_value(state.session_view(&current.record)).unwrap_or_default();
+    let mut errors = FieldErrors::default();
+    let described =
+        state
+            .description
+            .members
+            .unknown(SessionBody::Update, &body, &view, &mut errors);
     errors.into_result()?;
     let now = Utc::now();
     let session = state.mutate(id, |record, config| {
@@ -330,6 +374,7 @@ async fn update_session(
             }
             _ => {}
         }
+        record.described_members.extend(described);
         let mut added = false;
         for (country, packages) in additions {
             let index = match record.countries.iter().position(|c| c.country == country) {
@@ -370,7 +415,7 @@ async fn update_session(
         Ok(())
     })
     .await?;
-    Ok(Json(session))
+    Ok(Json(state.with_described_members(session)))
 }
 
 async fn extend_deadline(
@@ -415,7 +460,11 @@ async fn extend_deadline(
             Ok(())
         })
         .await?;
-    Ok((StatusCode::CREATED, Json(session)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        Json(state.with_described_members(session)),
+    )
+        .into_response())
 }
 
 async fn resend_notification(

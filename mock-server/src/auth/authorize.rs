@@ -628,7 +628,15 @@ mod tests {
             config.client_secret.clone(),
             SigningKey::generate().expect("key"),
         ));
-        Arc::new(AppState::new(config, idp, Store::default(), false))
+        let description =
+            crate::described::Description::load(None).expect("the embedded description");
+        Arc::new(AppState::new(
+            config,
+            idp,
+            Store::default(),
+            false,
+            description,
+        ))
     }
 
     #[test]

@@ -340,6 +340,7 @@ mod tests {
             progress: Progress::CompletedByCustomer { at: now },
             notifications: Vec::new(),
             source_overrides: Default::default(),
+            described_members: Default::default(),
         }
     }
 

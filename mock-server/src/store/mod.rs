@@ -47,6 +47,10 @@ pub struct SessionRecord {
     /// Provider outcomes forced through the control endpoints, by `sourceId`.
     #[serde(default)]
     pub source_overrides: BTreeMap<String, SourceOverride>,
+    /// Members the description declares for the session that no hand-written code knows
+    /// (see `crate::described::members`), as the client sent them; not shown by `Debug`.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub described_members: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One requested country.
@@ -377,6 +381,7 @@ mod tests {
             progress: Progress::WaitingForCustomer { since: now },
             notifications: vec![],
             source_overrides: BTreeMap::new(),
+            described_members: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod bank;
 mod credit;
+mod described;
 mod identity;
 mod person;
 mod sessions;

@@ -124,10 +124,33 @@ fn every_link_names_an_operation_and_only_parameters_it_has() {
 #[tokio::test]
 async fn following_the_links_from_a_created_session_reaches_every_operation_that_takes_an_id() {
     let document: Value = serde_json::from_str(EFFECTIVE).expect("effective document");
-    let operations = operations(&document);
+    follow_every_link(&document, quick_config()).await;
+}
+
+/// Release day: the links stage of the pipeline reaches the dataset a release adds below a
+/// Session (no overlay names it), and the mock serves it where the links lead.
+#[tokio::test]
+async fn the_links_reach_an_operation_a_release_adds_below_a_session() {
+    let document = crate::described::release_1_1();
+    let served = follow_every_link(
+        &document,
+        MockConfig {
+            effective_description: Some(std::sync::Arc::new(document.clone())),
+            ..quick_config()
+        },
+    )
+    .await;
+    assert!(served.contains("GetEmploymentHistories"), "{served:?}");
+}
+
+/// Follows every link of `document` from a created and a listed session against a mock
+/// started with `config`, and checks that every operation that takes an id was reached with a
+/// success; returns the operations reached so.
+async fn follow_every_link(document: &Value, config: MockConfig) -> BTreeSet<String> {
+    let operations = operations(document);
     let harness = Harness::with(MockConfig {
         complete_on_read: true,
-        ..quick_config()
+        ..config
     })
     .await;
 
@@ -232,5 +255,9 @@ async fn following_the_links_from_a_created_session_reaches_every_operation_that
         missing.is_empty(),
         "not reached with a success through links: {missing:?} (reached: {reached:?})"
     );
-    assert_eq!(served.len(), 29, "29 operations take an id");
+    assert!(
+        !taking_an_id.is_empty(),
+        "the description has operations that take an id"
+    );
+    served.into_iter().cloned().collect()
 }

@@ -6,6 +6,7 @@
 mod behaviour;
 mod code_flow;
 mod common;
+mod described;
 mod e2e;
 mod identity_provider;
 mod links;

@@ -550,7 +550,7 @@ async fn item_15_request_bodies_are_bounded_per_route() {
 
 /// Runs the mock binary with `args` on a free port. `Ok(stderr)` when it exits on its own
 /// with `Err` when it starts serving instead (it is then stopped).
-fn run_mock_binary(args: &[&str]) -> Result<(Option<i32>, String), String> {
+pub(crate) fn run_mock_binary(args: &[&str]) -> Result<(Option<i32>, String), String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_creditdata-mock"))
         .args(["--listen", "127.0.0.1:0"])
         .args(args)

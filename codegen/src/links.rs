@@ -1,0 +1,468 @@
+//! The links stage: OpenAPI links from every answer that returns a resource to every operation
+//! below that resource, derived from the document so that an operation a vendor release adds
+//! below a Session is reached without editing an overlay.
+//!
+//! A *resource* is a path `X/{p}` whose `GET` answers a component schema `S` (for this service,
+//! `/v1/sessions/{sessionId}` and `Session`) that holds the id in a member named `p` or `id`.
+//! Its *operations* are those at `X/{p}` or below it whose only path parameter is `p` and that
+//! have an `operationId`, in document order. Then:
+//!
+//! - `components.links.{S}To{operationId}` defines each link once, with `p` read from
+//!   `$response.body#/{member}`. An entry an overlay already wrote keeps its `description` (the
+//!   prose a reader sees is not derivable) and gets its `operationId` and `parameters` from here;
+//!   a new operation gets a description made of its summary.
+//! - Every success answer whose schema is `S` links to all of them by reference.
+//! - Every success answer that lists `S` (an array of `S`, or an object with such an array
+//!   member) links to all of them through the first listed item.
+//!
+//! Links that need more than one parameter (a listed file of a Session) are not derivable from
+//! the shape alone and stay in `overlays/10-links.overlay.yaml`.
+
+use serde_json::{Map, Value, json};
+
+use crate::document::{Operation, SCHEMA_REF_PREFIX, operations, pointer, resolve};
+
+/// One resource and the operations below it.
+struct Resource {
+    /// The component schema's name.
+    schema: String,
+    /// The path parameter that takes its id.
+    parameter: String,
+    /// The member of the schema that holds the id.
+    member: String,
+    /// `(operationId, summary)` of each operation below it, in document order.
+    targets: Vec<(String, String)>,
+}
+
+/// Adds the derived links to `doc`; returns what it noticed (an overlay's description of a link
+/// to an operation the document no longer has, which it drops).
+pub fn derive(doc: &mut Value) -> Vec<String> {
+    let resources = resources(doc);
+    let mut warnings = Vec::new();
+    for resource in &resources {
+        define(doc, resource, &mut warnings);
+        attach(doc, resource);
+    }
+    warnings
+}
+
+/// Every resource of `doc`, each with at least one operation below it.
+fn resources(doc: &Value) -> Vec<Resource> {
+    let mut found = Vec::new();
+    for op in operations(doc).filter(|op| op.method == "get") {
+        let Some(parameter) = last_parameter(op.path) else {
+            continue;
+        };
+        let Some(schema) = success_schemas(doc, &op)
+            .into_iter()
+            .find_map(|schema| component_name(schema).map(str::to_owned))
+        else {
+            continue;
+        };
+        let properties = doc
+            .pointer(&format!(
+                "/components/schemas/{}/properties",
+                pointer::escape(&schema)
+            ))
+            .and_then(Value::as_object);
+        let Some(member) = [parameter.as_str(), "id"]
+            .into_iter()
+            .find(|name| properties.is_some_and(|p| p.contains_key(*name)))
+        else {
+            continue;
+        };
+        let below = format!("{}/", op.path);
+        let targets: Vec<(String, String)> = operations(doc)
+            .filter(|target| target.path == op.path || target.path.starts_with(&below))
+            .filter(|target| path_parameters(doc, target) == [parameter.clone()])
+            .filter_map(|target| {
+                let id = target.operation.get("operationId")?.as_str()?.to_owned();
+                let summary = target
+                    .operation
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                Some((id, summary))
+            })
+            .collect();
+        if !targets.is_empty() {
+            found.push(Resource {
+                schema,
+                member: member.to_owned(),
+                parameter,
+                targets,
+            });
+        }
+    }
+    found
+}
+
+/// `p` of a path ending in `/{p}`.
+fn last_parameter(path: &str) -> Option<String> {
+    let last = path.rsplit('/').next()?;
+    let name = last.strip_prefix('{')?.strip_suffix('}')?;
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// The names of the path parameters an operation declares (its own and its path item's).
+fn path_parameters(doc: &Value, op: &Operation<'_>) -> Vec<String> {
+    let own = op.operation.get("parameters").and_then(Value::as_array);
+    let shared = op.item.get("parameters").and_then(Value::as_array);
+    let mut names: Vec<String> = own
+        .into_iter()
+        .flatten()
+        .chain(shared.into_iter().flatten())
+        .map(|parameter| resolve(doc, parameter))
+        .filter(|parameter| parameter.get("in").and_then(Value::as_str) == Some("path"))
+        .filter_map(|parameter| parameter.get("name")?.as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The JSON schemas of an operation's success answers (`2XX` and each `2..` status).
+fn success_schemas<'a>(doc: &'a Value, op: &Operation<'a>) -> Vec<&'a Value> {
+    op.operation
+        .get("responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(status, _)| status.starts_with('2'))
+        .filter_map(|(_, response)| json_schema(resolve(doc, response)))
+        .collect()
+}
+
+/// The schema of a response's `application/json` (or other JSON) content.
+fn json_schema(response: &Value) -> Option<&Value> {
+    response
+        .get("content")?
+        .as_object()?
+        .iter()
+        .find(|(media, _)| {
+            let media = media.split(';').next().unwrap_or_default().trim();
+            media == "application/json" || media.ends_with("+json")
+        })
+        .and_then(|(_, content)| content.get("schema"))
+}
+
+/// `S` of a schema that is exactly `$ref: '#/components/schemas/S'`.
+fn component_name(schema: &Value) -> Option<&str> {
+    schema
+        .get("$ref")?
+        .as_str()?
+        .strip_prefix(SCHEMA_REF_PREFIX)
+}
+
+fn link_name(resource: &Resource, operation_id: &str) -> String {
+    format!("{}To{operation_id}", resource.schema)
+}
+
+/// Writes `components.links` for `resource`, keeping each existing entry's place and prose.
+fn define(doc: &mut Value, resource: &Resource, warnings: &mut Vec<String>) {
+    let Some(root) = doc.as_object_mut() else {
+        return;
+    };
+    let components = root
+        .entry("components")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(components) = components.as_object_mut() else {
+        return;
+    };
+    let links = components
+        .entry("links")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(links) = links.as_object_mut() else {
+        return;
+    };
+    let prefix = format!("{}To", resource.schema);
+    let wanted: Vec<String> = resource
+        .targets
+        .iter()
+        .map(|(id, _)| link_name(resource, id))
+        .collect();
+    // An overlay's prose for an operation the document no longer has: the link would lead
+    // nowhere, so it goes, and the overlay should be looked at.
+    let stale: Vec<String> = links
+        .iter()
+        .filter(|(name, link)| {
+            name.starts_with(&prefix) && !wanted.contains(name) && link.get("operationId").is_none()
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in stale {
+        links.shift_remove(&name);
+        warnings.push(format!(
+            "links: components.links.{name} describes a link to an operation below {} that the \
+             description no longer has; it was dropped (remove it from the links overlay)",
+            resource.schema
+        ));
+    }
+    for (id, summary) in &resource.targets {
+        let name = link_name(resource, id);
+        let description = links
+            .get(&name)
+            .and_then(|link| link.get("description"))
+            .cloned()
+            .unwrap_or_else(|| json!(own_description(resource, id, summary)));
+        let mut link = Map::new();
+        link.insert("operationId".into(), json!(id));
+        link.insert(
+            "parameters".into(),
+            json!({ &resource.parameter: format!("$response.body#/{}", resource.member) }),
+        );
+        link.insert("description".into(), description);
+        if let Some(Value::Object(existing)) = links.get(&name) {
+            for (key, value) in existing {
+                link.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+        match links.get_mut(&name) {
+            Some(slot) => *slot = Value::Object(link),
+            None => {
+                links.insert(name, Value::Object(link));
+            }
+        }
+    }
+}
+
+/// The description of a link no overlay describes, from the target's summary.
+fn own_description(resource: &Resource, operation_id: &str, summary: &str) -> String {
+    let summary = summary.trim();
+    if summary.is_empty() {
+        format!(
+            "The {}'s {} is the {} of {operation_id}.",
+            resource.schema, resource.member, resource.parameter
+        )
+    } else {
+        format!(
+            "The {}'s {} is the {} of {operation_id}: {summary}",
+            resource.schema, resource.member, resource.parameter
+        )
+    }
+}
+
+/// The description of the same link from a list: about its first item.
+fn first_listed(resource: &Resource, description: &str) -> String {
+    let possessive = format!("The {}'s ", resource.schema);
+    match description.strip_prefix(&possessive) {
+        Some(rest) => format!("The first listed {}'s {rest}", resource.schema),
+        None => format!("From the first listed {}: {description}", resource.schema),
+    }
+}
+
+/// Puts the links on every success answer that returns or lists `resource`.
+fn attach(doc: &mut Value, resource: &Resource) {
+    let mut edits: Vec<(String, Map<String, Value>)> = Vec::new();
+    for op in operations(doc) {
+        let Some(responses) = op.operation.get("responses").and_then(Value::as_object) else {
+            continue;
+        };
+        for (status, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
+            // A response that is a `$ref` is shared: its links are written where it is defined
+            // only by an overlay; the derived ones go on answers written in place.
+            if response.get("$ref").is_some() {
+                continue;
+            }
+            let Some(schema) = json_schema(response) else {
+                continue;
+            };
+            let links = if component_name(schema) == Some(resource.schema.as_str()) {
+                by_reference(resource)
+            } else if let Some(list) = listed_at(doc, schema, &resource.schema) {
+                through_first(doc, resource, &list)
+            } else {
+                continue;
+            };
+            let at = pointer::child(&pointer::child(&op.pointer(), "responses"), status);
+            edits.push((at, links));
+        }
+    }
+    for (at, links) in edits {
+        let Some(Value::Object(response)) = doc.pointer_mut(&at) else {
+            continue;
+        };
+        let entry = response
+            .entry("links")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(existing) = entry {
+            for (name, link) in links {
+                existing.insert(name, link);
+            }
+        }
+    }
+}
+
+fn by_reference(resource: &Resource) -> Map<String, Value> {
+    resource
+        .targets
+        .iter()
+        .map(|(id, _)| {
+            (
+                id.clone(),
+                json!({ "$ref": format!("#/components/links/{}", link_name(resource, id)) }),
+            )
+        })
+        .collect()
+}
+
+fn through_first(doc: &Value, resource: &Resource, list: &str) -> Map<String, Value> {
+    resource
+        .targets
+        .iter()
+        .map(|(id, _)| {
+            let description = doc
+                .pointer(&format!(
+                    "/components/links/{}/description",
+                    pointer::escape(&link_name(resource, id))
+                ))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            (
+                id.clone(),
+                json!({
+                    "operationId": id,
+                    "parameters": {
+                        &resource.parameter: format!("$response.body#{list}/0/{}", resource.member),
+                    },
+                    "description": first_listed(resource, description),
+                }),
+            )
+        })
+        .collect()
+}
+
+/// The JSON pointer (in the answer) of a list of `schema` items: `""` for an array of them, or
+/// `/member` for an object whose member is one.
+fn listed_at(doc: &Value, schema: &Value, item: &str) -> Option<String> {
+    let is_list = |schema: &Value| {
+        let schema = resolve(doc, schema);
+        schema.get("items").and_then(component_name) == Some(item)
+    };
+    if is_list(schema) {
+        return Some(String::new());
+    }
+    let resolved = resolve(doc, schema);
+    resolved
+        .get("properties")?
+        .as_object()?
+        .iter()
+        .find(|(_, member)| is_list(member))
+        .map(|(name, _)| format!("/{}", pointer::escape(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dataset(summary: &str) -> Value {
+        json!({"get": {
+            "operationId": null,
+            "summary": summary,
+            "parameters": [{"name": "sessionId", "in": "path", "required": true}],
+            "responses": {"200": {"description": "OK"}},
+        }})
+    }
+
+    fn document() -> Value {
+        let session = json!({"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Session"}}}});
+        let mut doc = json!({
+            "paths": {
+                "/v1/sessions": {
+                    "get": {"operationId": "GetSessions", "responses": {"200": {"description": "OK",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionsResponse"}}}}}},
+                    "post": {"operationId": "CreateSession", "responses": {"201": session.clone()}},
+                },
+                "/v1/sessions/{sessionId}": {
+                    "parameters": [{"name": "sessionId", "in": "path", "required": true}],
+                    "get": {"operationId": "GetSession", "responses": {"200": session.clone(), "404": session}},
+                },
+                "/v1/sessions/{sessionId}/files/{fileId}": {"get": {
+                    "operationId": "GetFile",
+                    "parameters": [{"name": "sessionId", "in": "path"}, {"name": "fileId", "in": "path"}],
+                    "responses": {"200": {"description": "OK"}},
+                }},
+                "/v1/sessions/{sessionId}/scores": dataset("Returns the scores."),
+            },
+            "components": {
+                "schemas": {
+                    "Session": {"type": "object", "properties": {"id": {"type": "string"}}},
+                    "SessionsResponse": {"type": "object", "properties": {
+                        "sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
+                },
+                "links": {
+                    "SessionToGetSession": {"description": "The Session's id reads the Session again."},
+                    "SessionToGetGone": {"description": "The Session's id reads what is gone."},
+                },
+            },
+        });
+        doc["paths"]["/v1/sessions/{sessionId}/scores"]["get"]["operationId"] = json!("GetScores");
+        doc
+    }
+
+    #[test]
+    fn every_answer_with_a_session_links_to_every_operation_below_it() {
+        let mut doc = document();
+        let warnings = derive(&mut doc);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("SessionToGetGone"), "{warnings:?}");
+        assert_eq!(
+            doc["components"]["links"],
+            json!({
+                "SessionToGetSession": {
+                    "operationId": "GetSession",
+                    "parameters": {"sessionId": "$response.body#/id"},
+                    "description": "The Session's id reads the Session again.",
+                },
+                "SessionToGetScores": {
+                    "operationId": "GetScores",
+                    "parameters": {"sessionId": "$response.body#/id"},
+                    "description": "The Session's id is the sessionId of GetScores: Returns the scores.",
+                },
+            })
+        );
+        let by_reference = json!({
+            "GetSession": {"$ref": "#/components/links/SessionToGetSession"},
+            "GetScores": {"$ref": "#/components/links/SessionToGetScores"},
+        });
+        assert_eq!(
+            doc["paths"]["/v1/sessions"]["post"]["responses"]["201"]["links"],
+            by_reference
+        );
+        let get = &doc["paths"]["/v1/sessions/{sessionId}"]["get"]["responses"];
+        assert_eq!(get["200"]["links"], by_reference);
+        assert!(get["404"].get("links").is_none(), "errors carry no links");
+        assert_eq!(
+            doc["paths"]["/v1/sessions"]["get"]["responses"]["200"]["links"]["GetScores"],
+            json!({
+                "operationId": "GetScores",
+                "parameters": {"sessionId": "$response.body#/sessions/0/id"},
+                "description": "The first listed Session's id is the sessionId of GetScores: Returns the scores.",
+            })
+        );
+        assert_eq!(
+            doc["paths"]["/v1/sessions"]["get"]["responses"]["200"]["links"]["GetSession"]["description"],
+            "The first listed Session's id reads the Session again."
+        );
+        // Two path parameters: not derivable, left to the overlay.
+        assert!(doc["components"]["links"].get("SessionToGetFile").is_none());
+    }
+
+    #[test]
+    fn deriving_twice_changes_nothing_and_unnamed_operations_are_skipped() {
+        let mut doc = document();
+        doc["paths"]["/v1/sessions/{sessionId}/other"] = dataset("Returns other things.");
+        derive(&mut doc);
+        let once = doc.clone();
+        assert!(derive(&mut doc).is_empty());
+        assert_eq!(doc, once);
+        assert!(
+            !doc["components"]["links"]
+                .as_object()
+                .expect("links")
+                .keys()
+                .any(|name| name.contains("other") || name.contains("null"))
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! The providers of a dataset the mock has no hand-written data for (one the description added):
+//! every provider of each requested country answers it, under the session's life cycle, and the
+//! items of the made-up answer come from the providers that answered.
+
+use chrono::Duration as ChronoDuration;
+use creditdata_client::types::SourceStatus;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+
+use super::{View, simulated_error};
+use crate::catalog::{self, Provider};
+use crate::described::example;
+use crate::store::CountryRequest;
+
+impl View<'_> {
+    /// The `sources` of a described dataset: a country the catalog does not serve is
+    /// `UNSUPPORTED_COUNTRY`; each provider of a served country waits for the customer until
+    /// the customer has consented to anything of that country, then follows the same rules as
+    /// every dataset (a forced outcome, the provider delay, the simulated failures).
+    pub fn described_sources(&self) -> Vec<Value> {
+        let mut sources = Vec::new();
+        for request in &self.record.countries {
+            let code = request.country.as_str();
+            let Some(country) = catalog::country(code) else {
+                sources.push(source(None, code, SourceStatus::UnsupportedCountry));
+                continue;
+            };
+            for provider in country.providers {
+                let status = self.described_status(request, provider);
+                sources.push(source(Some(provider.id), code, status));
+            }
+        }
+        sources
+    }
+
+    fn described_status(&self, request: &CountryRequest, provider: &Provider) -> SourceStatus {
+        let Some(consented) = request.packages.iter().filter_map(|p| p.consented_at).min() else {
+            return SourceStatus::WaitingForCustomer;
+        };
+        if let Some(forced) = self.record.source_overrides.get(provider.id) {
+            return forced.status();
+        }
+        let delay = ChronoDuration::from_std(self.config.provider_delay).unwrap_or_default();
+        if self.now < consented + delay {
+            SourceStatus::WaitingForProvider
+        } else if simulated_error(
+            self.record.id,
+            provider.id,
+            self.config.provider_error_one_in,
+        ) {
+            SourceStatus::Error
+        } else {
+            SourceStatus::Success
+        }
+    }
+
+    /// Makes a made-up answer `body` (of `schema`) follow the session: its `sources` member
+    /// becomes [`View::described_sources`], and each list of items that name their `sourceId`
+    /// holds one or two items per provider that answered `SUCCESS` (none before that), each
+    /// with that provider's id and country.
+    pub fn follow_providers(
+        &self,
+        document: &Value,
+        schema: &Value,
+        body: &mut Value,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let schema = example::merged(document, schema);
+        let Value::Object(members) = body else {
+            return;
+        };
+        let sources = self.described_sources();
+        let answered: Vec<(String, String)> = sources
+            .iter()
+            .filter(|source| source["status"] == json!(SourceStatus::Success))
+            .filter_map(|source| {
+                Some((
+                    source["sourceId"].as_str()?.to_owned(),
+                    source["countryCode"].as_str()?.to_owned(),
+                ))
+            })
+            .collect();
+        for (name, value) in members.iter_mut() {
+            if name == "sources" {
+                if value.is_array() {
+                    *value = Value::Array(sources.clone());
+                }
+                continue;
+            }
+            let names_its_source = value
+                .as_array()
+                .and_then(|items| items.first())
+                .is_some_and(|item| item.get("sourceId").is_some());
+            if !names_its_source {
+                continue;
+            }
+            let Some(member_schema) = schema.pointer(&format!(
+                "/properties/{}",
+                name.replace('~', "~0").replace('/', "~1")
+            )) else {
+                continue;
+            };
+            let items_schema = example::merged(document, member_schema)
+                .get("items")
+                .cloned()
+                .unwrap_or(json!({}));
+            let mut items = Vec::new();
+            for (source_id, country) in &answered {
+                for _ in 0..rng.gen_range(1..=2) {
+                    let mut item = example::example(document, &items_schema, rng);
+                    if let Value::Object(item) = &mut item {
+                        item.insert("sourceId".into(), json!(source_id));
+                        if item.get("countryCode").is_some_and(Value::is_string) {
+                            item.insert("countryCode".into(), json!(country));
+                        }
+                    }
+                    items.push(item);
+                }
+            }
+            *value = Value::Array(items);
+        }
+    }
+}
+
+fn source(id: Option<&str>, country: &str, status: SourceStatus) -> Value {
+    json!({ "sourceId": id, "countryCode": country, "status": status })
+}
