@@ -406,6 +406,8 @@ fn check_served_and_exported(env: &CopyEnv, added: &BTreeSet<String>) -> anyhow:
                 "create",
                 "--email",
                 "jane.doe@example.com",
+                "--query",
+                "GBR:SCORE",
                 "--output",
                 "json",
             ]),
@@ -452,6 +454,10 @@ fn check_served_and_exported(env: &CopyEnv, added: &BTreeSet<String>) -> anyhow:
             &std::fs::read(&manifest_path)
                 .with_context(|| format!("export wrote no {}", manifest_path.display()))?,
         )?;
+        ensure!(
+            manifest["complete"] == true,
+            "the export does not call the session complete: {manifest}"
+        );
         for name in added {
             let key = format!("dataset:{name}");
             let file = manifest["files"]
