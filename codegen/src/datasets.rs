@@ -8,8 +8,9 @@
 //! - no other parameter is required (an optional query parameter is left unset, so a vendor
 //!   adding one to a dataset does not take the dataset away from its readers), and no request
 //!   body is required;
-//! - every `2xx` answer it declares has content, all of it JSON (`application/json` or a
-//!   `+json` type): a PDF, an Excel file or a TSV download is not a dataset.
+//! - every `2xx` answer it declares has content, all of it `application/json`, the media type
+//!   the generated client decodes: a PDF, an Excel file or a TSV download is not a dataset, nor
+//!   is a `+json` type, which progenitor hands over as a byte stream.
 //!
 //! That includes `input-requirements`: it answers the rule like any other, and an export that
 //! keeps what the customer still owed next to the data makes the data's gaps explainable.
@@ -28,7 +29,6 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::document::{self as openapi, resolve};
-use crate::generate::is_json_suffix_media_type;
 
 /// The session every dataset belongs to; its one path parameter is the only input a dataset
 /// takes.
@@ -69,8 +69,8 @@ impl SessionDataset {
             .map(|text| text.trim())
             .find(|text| text.to_ascii_lowercase().starts_with("deprecated"));
         match own {
-            Some(text) => format!("the service deprecates `{}`. {text}", self.operation_id),
-            None => format!("the service deprecates `{}`", self.operation_id),
+            Some(text) => text.to_string(),
+            None => format!("The service deprecates `{}`.", self.operation_id),
         }
     }
 }
@@ -83,6 +83,11 @@ pub enum DatasetsError {
          gives every operation one, so run the whole pipeline (cargo xtask regen)"
     )]
     MissingOperationId { path: String },
+    #[error(
+        "GET {path} would be the dataset `{name}`, which is not a plain file name (letters, digits, \
+         `-`, `_`) as the CLI and the export need; rename the path with an overlay"
+    )]
+    NotAFileName { path: String, name: String },
     #[error(
         "GET {path} would be the dataset `{name}`, whose Rust name `{rust}` is not an identifier; \
          rename the path with an overlay or teach codegen/src/datasets.rs a name for it"
@@ -211,9 +216,9 @@ fn answers_json(doc: &Value, operation: &Value) -> bool {
                 .and_then(Value::as_object)
                 .is_some_and(|content| {
                     !content.is_empty()
-                        && content.keys().all(|media_type| {
-                            is_json_media_type(media_type) || is_json_suffix_media_type(media_type)
-                        })
+                        && content
+                            .keys()
+                            .all(|media_type| is_json_media_type(media_type))
                 })
         })
 }
@@ -229,6 +234,14 @@ fn is_json_media_type(media_type: &str) -> bool {
 
 /// The Rust names of `dataset` are identifiers and no earlier dataset has them.
 fn check_names(earlier: &[SessionDataset], dataset: &SessionDataset) -> Result<(), DatasetsError> {
+    // The name becomes a command-line value and `datasets/NAME.json` in an export.
+    let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if dataset.name.is_empty() || !dataset.name.chars().all(plain) {
+        return Err(DatasetsError::NotAFileName {
+            path: dataset.path.clone(),
+            name: dataset.name.clone(),
+        });
+    }
     for rust in [dataset.variant(), dataset.field()] {
         if syn::parse_str::<Ident>(&rust).is_err() && !is_raw_identifier(&rust) {
             return Err(DatasetsError::NotAnIdentifier {
@@ -303,12 +316,32 @@ pub fn generate(
             ty: text.clone(),
             message: e.to_string(),
         })?;
+        if !decodes_json(&ty) {
+            return Err(DatasetsError::BadOutputType {
+                operation_id: dataset.operation_id.clone(),
+                ty: text.clone(),
+                message: "a dataset's body is JSON, decoded; this one is not".into(),
+            });
+        }
         types.push(ty);
     }
     let tokens = code(&datasets, &types);
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| DatasetsError::InvalidCode(e.to_string()))?;
     Ok(format!("{header}\n{}", prettyplease::unparse(&file)))
+}
+
+/// Whether the generated output is a decoded value (not `ByteStream`, not `()`).
+fn decodes_json(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Tuple(tuple) => !tuple.elems.is_empty(),
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_none_or(|segment| segment.ident != "ByteStream"),
+        _ => true,
+    }
 }
 
 /// The Rust code of [`generate`].
@@ -327,7 +360,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
     let mut all = Vec::new();
     let mut names = Vec::new();
     let mut metas = Vec::new();
-    let mut flags = Vec::new();
+    let mut notes = Vec::new();
     let mut fields = Vec::new();
     let mut fetched = Vec::new();
     let mut into_json = Vec::new();
@@ -375,7 +408,13 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
         metas.push(quote! {
             Dataset::#variant => <crate::builder::#builder<'static> as crate::operation::Operation>::META,
         });
-        flags.push(quote!(Dataset::#variant => #deprecated,));
+        let note = if deprecated {
+            let note = dataset.deprecation_note();
+            quote!(Some(#note))
+        } else {
+            quote!(None)
+        };
+        notes.push(quote!(Dataset::#variant => #note,));
         fetched.push(quote!(#variant(Result<#ty, Error>),));
         into_json.push(quote!(Fetched::#variant(result) => json_of(result.as_ref()),));
         fetches.push(quote! {
@@ -482,8 +521,14 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
 
             /// Whether the service deprecates the dataset (read only when asked).
             pub fn deprecated(self) -> bool {
+                self.deprecation().is_some()
+            }
+
+            /// What the service says about the dataset's deprecation (often what replaces
+            /// it), if it deprecates it.
+            pub fn deprecation(self) -> Option<&'static str> {
                 match self {
-                    #(#flags)*
+                    #(#notes)*
                 }
             }
         }

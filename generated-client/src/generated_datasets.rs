@@ -50,9 +50,7 @@ pub enum Dataset {
     /// `GET /v1/sessions/{sessionId}/categorizations-summary` (`GetCategorizationsSummary`): Returns the categorization summary.
     CategorizationsSummary,
     /// `GET /v1/sessions/{sessionId}/categorizations` (`GetCategorizations`): Returns the categorizations.
-    #[deprecated(
-        note = "the service deprecates `GetCategorizations`. Deprecated: use the categorizations summary."
-    )]
+    #[deprecated(note = "Deprecated: use the categorizations summary.")]
     Categorizations,
     /// `GET /v1/sessions/{sessionId}/court-and-insolvencies` (`GetCourtAndInsolvencies`): Returns all court and insolvency cases.
     CourtAndInsolvencies,
@@ -207,23 +205,30 @@ impl Dataset {
     }
     /// Whether the service deprecates the dataset (read only when asked).
     pub fn deprecated(self) -> bool {
+        self.deprecation().is_some()
+    }
+    /// What the service says about the dataset's deprecation (often what replaces
+    /// it), if it deprecates it.
+    pub fn deprecation(self) -> Option<&'static str> {
         match self {
-            Dataset::InputRequirements => false,
-            Dataset::SourceFiles => false,
-            Dataset::AccountStatements => false,
-            Dataset::Attachments => false,
-            Dataset::CategorizationsSummary => false,
-            Dataset::Categorizations => true,
-            Dataset::CourtAndInsolvencies => false,
-            Dataset::IdentityVerifications => false,
-            Dataset::Immovables => false,
-            Dataset::LegalEntities => false,
-            Dataset::Metrics => false,
-            Dataset::NegativeTradelines => false,
-            Dataset::PersonDetails => false,
-            Dataset::PositiveTradelines => false,
-            Dataset::RegistryIncomes => false,
-            Dataset::Scores => false,
+            Dataset::InputRequirements => None,
+            Dataset::SourceFiles => None,
+            Dataset::AccountStatements => None,
+            Dataset::Attachments => None,
+            Dataset::CategorizationsSummary => None,
+            Dataset::Categorizations => {
+                Some("Deprecated: use the categorizations summary.")
+            }
+            Dataset::CourtAndInsolvencies => None,
+            Dataset::IdentityVerifications => None,
+            Dataset::Immovables => None,
+            Dataset::LegalEntities => None,
+            Dataset::Metrics => None,
+            Dataset::NegativeTradelines => None,
+            Dataset::PersonDetails => None,
+            Dataset::PositiveTradelines => None,
+            Dataset::RegistryIncomes => None,
+            Dataset::Scores => None,
         }
     }
 }
@@ -246,9 +251,7 @@ pub struct SessionDatasets {
     /// `categorizations-summary`: the result of `GetCategorizationsSummary`.
     pub categorizations_summary: Result<types::CategorizationsSummaryResponse, Error>,
     /// `categorizations` (deprecated): `None` unless asked for ([`include_deprecated`](crate::session_datasets::SessionDatasetsRequest::include_deprecated)).
-    #[deprecated(
-        note = "the service deprecates `GetCategorizations`. Deprecated: use the categorizations summary."
-    )]
+    #[deprecated(note = "Deprecated: use the categorizations summary.")]
     pub categorizations: Option<Result<types::CategorizationsResponse, Error>>,
     /// `court-and-insolvencies`: the result of `GetCourtAndInsolvencies`.
     pub court_and_insolvencies: Result<types::CourtAndInsolvenciesResponse, Error>,

@@ -284,7 +284,7 @@ fn datasets_of_the_description() -> Vec<(String, String, bool)> {
             .all(|(_, response)| {
                 resolve(response)["content"]
                     .as_object()
-                    .is_some_and(|c| !c.is_empty() && c.keys().all(|m| m.ends_with("json")))
+                    .is_some_and(|c| !c.is_empty() && c.keys().all(|m| m == "application/json"))
             });
         if rest.contains('{') || needs_more || !json_only {
             continue;
