@@ -346,7 +346,7 @@ fn decodes_json(ty: &syn::Type) -> bool {
 
 /// The Rust code of [`generate`].
 fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
-    let count = datasets.len();
+    let count = proc_macro2::Literal::usize_unsuffixed(datasets.len());
     let any_deprecated = datasets.iter().any(|d| d.deprecated);
     // Our own items of a deprecated dataset are `#[deprecated]` too, so that a user reading
     // them hears the vendor; the code below that must name every dataset says why it may.

@@ -76,7 +76,7 @@ pub enum Dataset {
 #[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
 impl Dataset {
     /// Every JSON dataset, in the order of the API description.
-    pub const ALL: [Dataset; 16usize] = [
+    pub const ALL: [Dataset; 16] = [
         Dataset::InputRequirements,
         Dataset::SourceFiles,
         Dataset::AccountStatements,
@@ -279,7 +279,7 @@ impl SessionDatasets {
     /// Each dataset that was read, as JSON, or its error, in the order of
     /// [`Dataset::ALL`].
     pub fn to_json(&self) -> Vec<(Dataset, Result<serde_json::Value, Error>)> {
-        let mut all = Vec::with_capacity(16usize);
+        let mut all = Vec::with_capacity(16);
         all.push((
             Dataset::InputRequirements,
             json_of(self.input_requirements.as_ref()),

@@ -81,7 +81,7 @@ fn the_generated_file_lists_each_dataset_with_its_generated_type() {
     );
     syn::parse_file(code).expect("valid Rust");
     for expected in [
-        "pub const ALL: [Dataset; 4usize]",
+        "pub const ALL: [Dataset; 4]",
         "Dataset::EmploymentHistories => \"employment-histories\"",
         "Dataset::AccountStatementsTransactions => \"account-statements-transactions\"",
         "pub employment_histories: Result<types::EmploymentHistoriesResponse, Error>,",
