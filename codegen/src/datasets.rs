@@ -563,6 +563,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
         }
 
         /// What one read returned, before it goes into its field.
+        #allow_ours
         #[allow(
             clippy::large_enum_variant,
             reason = "each value is moved once, into its slot: boxing would only add an allocation"
@@ -571,6 +572,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
             #(#fetched)*
         }
 
+        #allow_ours
         impl Fetched {
             /// The value as JSON, or its error.
             pub(crate) fn into_json(self) -> Result<serde_json::Value, Error> {
@@ -592,6 +594,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
         }
 
         /// The fields being filled, one slot per dataset.
+        #allow_ours
         #[derive(Default)]
         pub(crate) struct Slots {
             #(#slots)*

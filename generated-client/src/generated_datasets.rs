@@ -376,6 +376,7 @@ impl SessionDatasets {
     }
 }
 /// What one read returned, before it goes into its field.
+#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
 #[allow(
     clippy::large_enum_variant,
     reason = "each value is moved once, into its slot: boxing would only add an allocation"
@@ -398,6 +399,7 @@ pub(crate) enum Fetched {
     RegistryIncomes(Result<types::RegistryIncomesResponse, Error>),
     Scores(Result<types::ScoresResponse, Error>),
 }
+#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
 impl Fetched {
     /// The value as JSON, or its error.
     pub(crate) fn into_json(self) -> Result<serde_json::Value, Error> {
@@ -557,6 +559,7 @@ pub(crate) fn fetch(
     }
 }
 /// The fields being filled, one slot per dataset.
+#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
 #[derive(Default)]
 pub(crate) struct Slots {
     input_requirements: Option<Result<types::InputRequirementsResponse, Error>>,
