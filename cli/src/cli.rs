@@ -9,6 +9,7 @@ use creditdata_client::rate_limit::{ParseRateLimitError, RateLimit};
 use creditdata_client::types::CustomerProgressStatusInput;
 use uuid::Uuid;
 
+use crate::datasets::DatasetArg;
 use crate::profile::TokenStoreKind;
 use crate::query::QuerySpec;
 
@@ -349,7 +350,8 @@ pub struct ExportArgs {
     /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
     #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]
     pub rate_limit: Option<RateLimit>,
-    /// Also export the deprecated `categorizations` dataset.
+    /// Also export the datasets the service deprecates (the manifests list them as skipped
+    /// otherwise).
     #[arg(long)]
     pub include_deprecated: bool,
 }
@@ -388,15 +390,15 @@ pub enum DatasetsCommand {
     Get {
         /// The session id.
         id: Uuid,
-        /// The dataset.
+        /// The dataset (its path below the session; `datasets get --help` lists them).
         #[arg(value_enum)]
-        name: DatasetName,
+        name: DatasetArg,
     },
     /// Every JSON dataset of a session, as one object keyed by dataset name.
     All {
         /// The session id.
         id: Uuid,
-        /// Include the deprecated `categorizations` (replaced by `categorizations-summary`).
+        /// Also read the datasets the service deprecates.
         #[arg(long)]
         include_deprecated: bool,
     },
@@ -414,41 +416,6 @@ pub enum DatasetsCommand {
         /// The source file id (from `datasets get ID source-files`).
         source_file_id: Uuid,
     },
-}
-
-/// The JSON datasets of a session (`GET /v1/sessions/{sessionId}/NAME`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DatasetName {
-    /// Person details.
-    PersonDetails,
-    /// Scores.
-    Scores,
-    /// Negative tradelines (payment defaults).
-    NegativeTradelines,
-    /// Positive tradelines (credit agreements).
-    PositiveTradelines,
-    /// Legal entities (company affiliations).
-    LegalEntities,
-    /// Registry incomes.
-    RegistryIncomes,
-    /// Court and insolvency cases.
-    CourtAndInsolvencies,
-    /// Immovables (property).
-    Immovables,
-    /// Metrics.
-    Metrics,
-    /// Account statements (with their transactions).
-    AccountStatements,
-    /// Attachments (ids for `download attachment`).
-    Attachments,
-    /// Categorization summary.
-    CategorizationsSummary,
-    /// Categorizations (deprecated: use categorizations-summary).
-    Categorizations,
-    /// Identity verifications (ids for `datasets images`).
-    IdentityVerifications,
-    /// Source files (ids for `download source-file`).
-    SourceFiles,
 }
 
 /// `download ...`

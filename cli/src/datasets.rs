@@ -1,83 +1,55 @@
 //! `creditdata datasets ...`, `creditdata packages`.
 
+use std::sync::LazyLock;
+
 use clap::ValueEnum;
+use clap::builder::PossibleValue;
 use creditdata_client::Client;
+use creditdata_client::operation::OperationMeta;
+use creditdata_client::session_datasets::Dataset;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::cli::{DatasetName, DatasetsCommand};
+use crate::cli::DatasetsCommand;
 use crate::failure::Failure;
 use crate::output::{Output, to_value};
 use crate::table::{Table, cell};
 
-/// Every JSON dataset, in the order `datasets all` reads them.
-pub const ALL_DATASETS: [DatasetName; 15] = [
-    DatasetName::PersonDetails,
-    DatasetName::Scores,
-    DatasetName::NegativeTradelines,
-    DatasetName::PositiveTradelines,
-    DatasetName::LegalEntities,
-    DatasetName::RegistryIncomes,
-    DatasetName::CourtAndInsolvencies,
-    DatasetName::Immovables,
-    DatasetName::Metrics,
-    DatasetName::AccountStatements,
-    DatasetName::Attachments,
-    DatasetName::CategorizationsSummary,
-    DatasetName::Categorizations,
-    DatasetName::IdentityVerifications,
-    DatasetName::SourceFiles,
-];
+/// A dataset as typed on the command line: one of [`Dataset::ALL`], by its name
+/// (`person-details`). The client generates the list from the API description, so a dataset
+/// the vendor adds is a value here after `cargo xtask regen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatasetArg(pub Dataset);
 
-impl DatasetName {
-    /// The name as typed (`person-details`), which is also the last segment of its path.
-    pub fn name(self) -> String {
-        self.to_possible_value()
-            .map(|v| v.get_name().to_string())
-            .unwrap_or_default()
+static DATASET_ARGS: LazyLock<Vec<DatasetArg>> =
+    LazyLock::new(|| Dataset::ALL.into_iter().map(DatasetArg).collect());
+
+impl ValueEnum for DatasetArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        DATASET_ARGS.as_slice()
     }
 
-    /// Whether the API description marks the dataset's operation deprecated.
-    pub fn deprecated(self) -> bool {
-        self == DatasetName::Categorizations
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let summary = self.0.operation().summary;
+        let help = if self.0.deprecated() {
+            format!("{summary} (deprecated by the service)")
+        } else {
+            summary.to_string()
+        };
+        Some(PossibleValue::new(self.0.name()).help(help))
     }
 }
 
 /// Reads one dataset as JSON (through its generated, typed operation).
-pub async fn fetch(client: &Client, id: Uuid, name: DatasetName) -> Result<Value, Failure> {
-    macro_rules! get {
-        ($method:ident) => {{
-            let value = client.$method().session_id(id).call().await?;
-            to_value(&value)
-        }};
-    }
-    match name {
-        DatasetName::PersonDetails => get!(get_person_details),
-        DatasetName::Scores => get!(get_scores),
-        DatasetName::NegativeTradelines => get!(get_negative_tradelines),
-        DatasetName::PositiveTradelines => get!(get_positive_tradelines),
-        DatasetName::LegalEntities => get!(get_legal_entities),
-        DatasetName::RegistryIncomes => get!(get_registry_incomes),
-        DatasetName::CourtAndInsolvencies => get!(get_court_and_insolvencies),
-        DatasetName::Immovables => get!(get_immovables),
-        DatasetName::Metrics => get!(get_metrics),
-        DatasetName::AccountStatements => get!(get_account_statements),
-        DatasetName::Attachments => get!(get_attachments),
-        DatasetName::CategorizationsSummary => get!(get_categorizations_summary),
-        // Deprecated by the service, which still serves it: read only when the user names it
-        // (with a warning, `warn_deprecated`) or asks for `--include-deprecated`.
-        #[allow(deprecated)]
-        DatasetName::Categorizations => get!(get_categorizations),
-        DatasetName::IdentityVerifications => get!(get_identity_verifications),
-        DatasetName::SourceFiles => get!(get_source_files),
-    }
+pub async fn fetch(client: &Client, id: Uuid, dataset: Dataset) -> Result<Value, Failure> {
+    Ok(client.session_dataset(id, dataset).await?)
 }
 
-fn warn_deprecated(name: DatasetName) {
-    if name.deprecated() {
+fn warn_deprecated(dataset: Dataset) {
+    if let Some(note) = dataset.deprecation() {
         crate::terminal::note(&format!(
-            "warning: `{}` is deprecated by the service; use `categorizations-summary`",
-            name.name()
+            "warning: `{}` is deprecated by the service: {note}",
+            dataset.name()
         ));
     }
 }
@@ -85,9 +57,12 @@ fn warn_deprecated(name: DatasetName) {
 /// Runs a `datasets` command.
 pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Result<(), Failure> {
     match command {
-        DatasetsCommand::Get { id, name } => {
-            warn_deprecated(name);
-            let value = fetch(client, id, name).await?;
+        DatasetsCommand::Get {
+            id,
+            name: DatasetArg(dataset),
+        } => {
+            warn_deprecated(dataset);
+            let value = fetch(client, id, dataset).await?;
             out.value(&value)
         }
         DatasetsCommand::All {
@@ -119,7 +94,7 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
 }
 
 /// `datasets all`: every JSON dataset at once ([`Client::session_datasets`]), in the order of
-/// [`ALL_DATASETS`]. A dataset that failed is reported on stderr and leaves the others shown;
+/// [`Dataset::ALL`]. A dataset that failed is reported on stderr and leaves the others shown;
 /// when every one failed (an unknown session, a refused token) the first error is the command's
 /// error, with its exit status.
 async fn all(
@@ -129,29 +104,20 @@ async fn all(
     include_deprecated: bool,
 ) -> Result<(), Failure> {
     if include_deprecated {
-        for name in ALL_DATASETS {
-            warn_deprecated(name);
-        }
+        Dataset::ALL.into_iter().for_each(warn_deprecated);
     }
     let read = client
         .session_datasets(id)
         .include_deprecated(include_deprecated)
         .await;
-    let mut by_name: std::collections::HashMap<&str, Result<Value, creditdata_client::Error>> =
-        read.to_json()
-            .into_iter()
-            .map(|(dataset, result)| (dataset.name(), result))
-            .collect();
     let mut all = Map::new();
     let mut failed = Vec::new();
-    for name in ALL_DATASETS {
-        let typed = name.name();
-        match by_name.remove(typed.as_str()) {
-            Some(Ok(value)) => {
-                all.insert(typed, value);
+    for (dataset, result) in read.to_json() {
+        match result {
+            Ok(value) => {
+                all.insert(dataset.name().to_string(), value);
             }
-            Some(Err(error)) => failed.push((typed, error)),
-            None => {}
+            Err(error) => failed.push((dataset.name(), error)),
         }
     }
     if all.is_empty()
@@ -223,13 +189,12 @@ pub async fn packages(client: &Client, out: Output) -> Result<(), Failure> {
     out.text(&table.render())
 }
 
-/// Shown in `operations` for a dataset operation: its command.
-pub fn command_for_path(path: &str) -> Option<String> {
-    let last = path.rsplit('/').next()?;
-    ALL_DATASETS
-        .iter()
-        .find(|d| d.name() == last && path == format!("/v1/sessions/{{sessionId}}/{last}"))
-        .map(|d| format!("datasets get ID {}", d.name()))
+/// Shown in `operations` for a dataset's operation: its command.
+pub fn command_for_dataset(operation: &OperationMeta) -> Option<String> {
+    Dataset::ALL
+        .into_iter()
+        .find(|dataset| dataset.operation_id() == operation.id)
+        .map(|dataset| format!("datasets get ID {}", dataset.name()))
 }
 
 #[cfg(test)]
@@ -237,20 +202,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_dataset_is_listed_once_and_named_as_its_path() {
-        let mut names: Vec<String> = ALL_DATASETS.iter().map(|d| d.name()).collect();
-        assert_eq!(names.len(), DatasetName::value_variants().len());
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), ALL_DATASETS.len());
-        for name in ALL_DATASETS {
-            let path = format!("/v1/sessions/{{sessionId}}/{}", name.name());
-            let op = creditdata_client::operations::ALL
-                .iter()
-                .find(|op| op.path == path)
-                .unwrap_or_else(|| panic!("no operation at {path}"));
-            assert_eq!(op.method, "GET");
-            assert_eq!(op.deprecated, name.deprecated(), "{path}");
+    fn every_dataset_is_a_value_named_as_on_the_command_line() {
+        for dataset in Dataset::ALL {
+            let parsed = DatasetArg::from_str(dataset.name(), false)
+                .unwrap_or_else(|e| panic!("{}: {e}", dataset.name()));
+            assert_eq!(parsed, DatasetArg(dataset));
+            let help = parsed
+                .to_possible_value()
+                .and_then(|v| v.get_help().cloned());
+            assert!(
+                help.is_some_and(|h| !h.to_string().is_empty()),
+                "{}",
+                dataset.name()
+            );
         }
+        assert!(DatasetArg::from_str("no-such-dataset", false).is_err());
     }
 }

@@ -1,62 +1,78 @@
 //! `creditdata operations`: every operation the client knows, and the command that runs it.
 
-use creditdata_client::operation::OperationMeta;
+use creditdata_client::builder;
+use creditdata_client::operation::{Operation, OperationMeta};
 use serde_json::json;
 
 use crate::failure::Failure;
 use crate::output::Output;
 use crate::table::Table;
 
-/// The command that runs an operation, by operationId (the datasets' plain GETs are found by
-/// path, see [`crate::datasets::command_for_path`]).
-const COMMANDS: &[(&str, &str)] = &[
-    ("GetSessions", "sessions list"),
-    ("CreateSession", "sessions create"),
-    ("GetSession", "sessions get ID"),
-    ("UpdateSession", "sessions update ID"),
-    ("ExtendCustomerInputDeadline", "sessions extend ID"),
-    ("ResendCustomerNotification", "sessions resend ID"),
-    ("GetInputRequirements", "sessions requirements ID"),
-    ("GetPdfReport", "download pdf ID"),
-    ("GetSourceFile", "datasets source-file ID SOURCE_FILE_ID"),
-    (
-        "GetSourceFileContent",
-        "download source-file ID SOURCE_FILE_ID",
-    ),
-    ("GetConsumerPackages", "packages"),
-    (
-        "GetAccountStatementTransactionsExcel",
-        "download transactions-excel ID",
-    ),
-    (
-        "GetAccountStatementExcel",
-        "download statement-excel ID STATEMENT_ID",
-    ),
-    (
-        "GetAttachmentContent",
-        "download attachment ID ATTACHMENT_ID",
-    ),
-    (
-        "GetIdentityVerificationImages",
-        "datasets images ID VERIFICATION_ID",
-    ),
-    (
-        "GetIdentityVerificationImageContent",
-        "download image ID VERIFICATION_ID IMAGE_ID",
-    ),
-    (
-        "GetAccountStatementTsv",
-        "statement rows ID STATEMENT_ID / download statement-tsv",
-    ),
-];
+/// The operation a builder sends, named through the generated client: a table that named an
+/// operation the client does not have would not compile.
+macro_rules! op {
+    ($builder:ident) => {
+        <builder::$builder<'static> as Operation>::META
+    };
+}
 
-/// The command for one operation, if the tool has one.
+/// The hand-written commands and the operation each runs. The datasets' commands are not here:
+/// they are derived from the client's list ([`crate::datasets::command_for_dataset`]).
+fn commands() -> [(&'static OperationMeta, &'static str); 17] {
+    [
+        (op!(GetSessions), "sessions list"),
+        (op!(CreateSession), "sessions create"),
+        (op!(GetSession), "sessions get ID"),
+        (op!(UpdateSession), "sessions update ID"),
+        (op!(ExtendCustomerInputDeadline), "sessions extend ID"),
+        (op!(ResendCustomerNotification), "sessions resend ID"),
+        (op!(GetInputRequirements), "sessions requirements ID"),
+        (op!(GetPdfReport), "download pdf ID"),
+        (op!(GetSourceFile), "datasets source-file ID SOURCE_FILE_ID"),
+        (
+            op!(GetSourceFileContent),
+            "download source-file ID SOURCE_FILE_ID",
+        ),
+        (op!(GetConsumerPackages), "packages"),
+        (
+            op!(GetAccountStatementTransactionsExcel),
+            "download transactions-excel ID",
+        ),
+        (
+            op!(GetAccountStatementExcel),
+            "download statement-excel ID STATEMENT_ID",
+        ),
+        (
+            op!(GetAttachmentContent),
+            "download attachment ID ATTACHMENT_ID",
+        ),
+        (
+            op!(GetIdentityVerificationImages),
+            "datasets images ID VERIFICATION_ID",
+        ),
+        (
+            op!(GetIdentityVerificationImageContent),
+            "download image ID VERIFICATION_ID IMAGE_ID",
+        ),
+        (
+            op!(GetAccountStatementTsv),
+            "statement rows ID STATEMENT_ID / download statement-tsv",
+        ),
+    ]
+}
+
+/// The commands that run an operation, if the tool has one: its own command first, then the
+/// dataset command when the operation is a dataset.
 pub fn command_for(operation: &OperationMeta) -> Option<String> {
-    COMMANDS
-        .iter()
-        .find(|(id, _)| *id == operation.id)
-        .map(|(_, command)| (*command).to_string())
-        .or_else(|| crate::datasets::command_for_path(operation.path))
+    let own = commands()
+        .into_iter()
+        .find(|(meta, _)| meta.id == operation.id)
+        .map(|(_, command)| command.to_string());
+    let dataset = crate::datasets::command_for_dataset(operation);
+    match (own, dataset) {
+        (Some(own), Some(dataset)) => Some(format!("{own} / {dataset}")),
+        (own, dataset) => own.or(dataset),
+    }
 }
 
 /// Prints every operation.
@@ -96,22 +112,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_operation_has_a_command() {
-        for op in &creditdata_client::operations::ALL {
+    fn every_hand_written_command_runs_another_operation() {
+        let table = commands();
+        for (index, (meta, _)) in table.iter().enumerate() {
             assert!(
-                command_for(op).is_some(),
-                "no command runs {} ({} {})",
-                op.id,
-                op.method,
-                op.path
-            );
-        }
-        for (id, _) in COMMANDS {
-            assert!(
-                creditdata_client::operations::ALL
-                    .iter()
-                    .any(|op| op.id == *id),
-                "{id} is not an operation of the client"
+                !table[..index].iter().any(|(other, _)| other.id == meta.id),
+                "{} has two commands",
+                meta.id
             );
         }
     }

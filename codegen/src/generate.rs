@@ -35,6 +35,9 @@ pub struct Generated {
     pub code: String,
     /// One line per operation: method and path → Rust method, parameters, success and error type.
     pub surface: String,
+    /// Each operation's success type by operationId, as Rust tokens valid where the generated
+    /// module's items are in scope (`types::ScoresResponse`), for code generated around it.
+    pub success_types: BTreeMap<String, String>,
 }
 
 /// Generation failed; each variant says where and what to do.
@@ -118,9 +121,21 @@ pub fn generate(
     let (module, surface) = operations_module(&operations, &builders)?;
     file.items.push(module);
     deprecations::mark_deprecated(&mut file, effective)?;
+    let success_types = operations
+        .iter()
+        .filter_map(|op| {
+            let signature = builders.get(&op.operation_id.to_upper_camel_case())?;
+            let success = &signature.success;
+            Some((op.operation_id.clone(), quote!(#success).to_string()))
+        })
+        .collect();
 
     let code = format!("{header}\n{}", prettyplease::unparse(&file));
-    Ok(Generated { code, surface })
+    Ok(Generated {
+        code,
+        surface,
+        success_types,
+    })
 }
 
 /// The progenitor settings of this project: builder interface, one `Client` (merged tags), our

@@ -7,6 +7,7 @@
 //! This crate is a library: it parses no command line. `xtask` is its front end.
 
 pub mod call_methods;
+pub mod datasets;
 pub mod deprecations;
 pub mod diff;
 pub mod document;

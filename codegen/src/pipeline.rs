@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::datasets::{self, DatasetsError};
 use crate::document::{self, DocumentError, Format};
 use crate::downconvert::{self, DownconvertError};
 use crate::generate::{self, GenerateError, Generated};
@@ -36,6 +37,8 @@ pub struct Layout {
     pub effective: PathBuf,
     pub generated: PathBuf,
     pub surface: PathBuf,
+    /// The session's datasets, named and read ([`crate::datasets`]).
+    pub datasets: PathBuf,
 }
 
 impl Layout {
@@ -45,6 +48,7 @@ impl Layout {
             effective: "spec/openapi.effective.json".into(),
             generated: "generated-client/src/generated.rs".into(),
             surface: "generated-client/SURFACE.md".into(),
+            datasets: "generated-client/src/generated_datasets.rs".into(),
         }
     }
 
@@ -54,6 +58,7 @@ impl Layout {
             effective: "openapi.effective.json".into(),
             generated: "generated.rs".into(),
             surface: "SURFACE.md".into(),
+            datasets: "generated_datasets.rs".into(),
         }
     }
 }
@@ -65,6 +70,8 @@ pub struct Outputs {
     pub effective: Value,
     pub plan: OpenEnumPlan,
     pub generated: Generated,
+    /// `generated_datasets.rs`, header included.
+    pub datasets: String,
     /// What the stages noticed but did not refuse (lenient overlay misses, down-convert drops).
     pub warnings: Vec<String>,
     /// Number of overlay files applied.
@@ -87,6 +94,7 @@ impl Outputs {
                 layout.surface.clone(),
                 surface_markdown(&self.generated.surface),
             ),
+            (layout.datasets.clone(), self.datasets.clone()),
         ]
     }
 }
@@ -113,6 +121,8 @@ pub enum PipelineError {
     Preflight { report: preflight::Report },
     #[error("generation failed")]
     Generate(#[from] GenerateError),
+    #[error(transparent)]
+    Datasets(#[from] DatasetsError),
     #[error(transparent)]
     Document(#[from] DocumentError),
 }
@@ -183,10 +193,12 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         }
         Err(error) => return Err(error.into()),
     };
+    let datasets = datasets::generate(&effective, &generated.success_types, &header)?;
     Ok(Outputs {
         effective,
         plan,
         generated,
+        datasets,
         warnings,
         overlay_files: overlays.len(),
         derived,

@@ -5,9 +5,11 @@
 //! JSON object per line on stdout, every step present, and a PDF report on disk.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use creditdata_codegen::{datasets, document};
 
 use crate::mock::{MockOptions, MockProcess, build_mock, random_secret};
 use crate::regen::workspace_root;
@@ -21,27 +23,25 @@ const REQUIRED_STEPS: &[&str] = &[
     "download_pdf_report",
 ];
 
-/// The JSON datasets the quickstart must summarize (all but the deprecated `categorizations`),
-/// each on its own `dataset` line, read with `Client::session_datasets`.
-const REQUIRED_DATASETS: &[&str] = &[
-    "person-details",
-    "scores",
-    "negative-tradelines",
-    "positive-tradelines",
-    "legal-entities",
-    "registry-incomes",
-    "court-and-insolvencies",
-    "immovables",
-    "metrics",
-    "account-statements",
-    "attachments",
-    "categorizations-summary",
-    "identity-verifications",
-    "source-files",
-];
+/// The JSON datasets the quickstart must summarize, each on its own `dataset` line, read with
+/// `Client::session_datasets`: every dataset of the effective description (the list the client
+/// is generated from) but the deprecated ones, which are read only when asked.
+fn required_datasets(root: &Path) -> anyhow::Result<Vec<String>> {
+    let path = root.join("spec/openapi.effective.json");
+    let effective = document::load(&path)
+        .with_context(|| format!("reading {} (run `cargo xtask regen`)", path.display()))?;
+    let datasets = datasets::session_datasets(&effective)
+        .with_context(|| format!("the datasets of {}", path.display()))?;
+    Ok(datasets
+        .into_iter()
+        .filter(|dataset| !dataset.deprecated)
+        .map(|dataset| dataset.name)
+        .collect())
+}
 
 pub fn run() -> anyhow::Result<()> {
     let root = workspace_root();
+    let required = required_datasets(&root)?;
     let binary = build_mock(&root)?;
     let secret = random_secret();
     let mut mock = MockProcess::start(
@@ -108,9 +108,9 @@ pub fn run() -> anyhow::Result<()> {
     if !missing.is_empty() {
         bail!("the quickstart did not report the step(s) {missing:?}; it printed:\n{stdout}");
     }
-    let unread: Vec<&str> = REQUIRED_DATASETS
+    let unread: Vec<&str> = required
         .iter()
-        .copied()
+        .map(String::as_str)
         .filter(|d| !summarized.contains(*d))
         .collect();
     if !unread.is_empty() {

@@ -49,8 +49,8 @@ pub struct RegenArgs {
     /// The directory of overlays, applied in file-name order (default: overlays/).
     #[arg(long, value_name = "DIR")]
     overlays: Option<PathBuf>,
-    /// Write openapi.effective.json, generated.rs and SURFACE.md into DIR instead of their
-    /// checked-in places (for a newer published version, or another service).
+    /// Write openapi.effective.json, generated.rs, SURFACE.md and generated_datasets.rs into DIR
+    /// instead of their checked-in places (for a newer published version, or another service).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Report overlay actions that select nothing as warnings instead of failing.

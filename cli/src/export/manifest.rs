@@ -57,6 +57,15 @@ pub struct FailedFile {
     pub reason: String,
 }
 
+/// A file the run left out on purpose (a dataset the service deprecates), and why: a session
+/// can be complete without it, but not silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedFile {
+    pub key: String,
+    pub reason: String,
+}
+
 /// `sessions/ID/manifest.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +78,9 @@ pub struct SessionManifest {
     pub files: Vec<FileEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedFile>,
+    /// What was left out on purpose (not counted against `complete`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
 }
 
 impl SessionManifest {

@@ -38,11 +38,12 @@ use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 use uuid::Uuid;
 
-use crate::cli::{DatasetName, ExportArgs, GlobalArgs, ListArgs};
-use crate::datasets::ALL_DATASETS;
+use creditdata_client::session_datasets::Dataset;
+
+use crate::cli::{ExportArgs, GlobalArgs, ListArgs};
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
 use crate::output::Output;
-use manifest::{FailedFile, FileEntry, IndexEntry, IndexWriter, SessionManifest};
+use manifest::{FailedFile, FileEntry, IndexEntry, IndexWriter, SessionManifest, SkippedFile};
 use progress::Progress;
 use store::{StoreError, WriteStreamError};
 
@@ -395,7 +396,7 @@ struct SessionReport {
 enum Fetch {
     /// Bytes already at hand (the session record from the search).
     Known(Vec<u8>),
-    Dataset(DatasetName),
+    Dataset(Dataset),
     IdentityImages(String),
     Pdf,
     TransactionsExcel,
@@ -421,10 +422,10 @@ impl Job {
         matches!(
             self.fetch,
             Fetch::Dataset(
-                DatasetName::AccountStatements
-                    | DatasetName::Attachments
-                    | DatasetName::IdentityVerifications
-                    | DatasetName::SourceFiles
+                Dataset::AccountStatements
+                    | Dataset::Attachments
+                    | Dataset::IdentityVerifications
+                    | Dataset::SourceFiles
             ) | Fetch::IdentityImages(_)
         )
     }
@@ -446,7 +447,7 @@ impl Job {
                 .unwrap_or_default()
         };
         match &self.fetch {
-            Fetch::Dataset(DatasetName::AccountStatements) => ids(value.get("accountStatements"))
+            Fetch::Dataset(Dataset::AccountStatements) => ids(value.get("accountStatements"))
                 .into_iter()
                 .flat_map(|id| {
                     let name = store::name_for_id(&id);
@@ -464,7 +465,7 @@ impl Job {
                     ]
                 })
                 .collect(),
-            Fetch::Dataset(DatasetName::Attachments) => ids(value.get("attachments"))
+            Fetch::Dataset(Dataset::Attachments) => ids(value.get("attachments"))
                 .into_iter()
                 .map(|id| Job {
                     key: format!("attachment:{id}"),
@@ -472,7 +473,7 @@ impl Job {
                     fetch: Fetch::Attachment(id),
                 })
                 .collect(),
-            Fetch::Dataset(DatasetName::IdentityVerifications) => {
+            Fetch::Dataset(Dataset::IdentityVerifications) => {
                 ids(value.get("identityVerifications"))
                     .into_iter()
                     .map(|id| Job {
@@ -494,7 +495,7 @@ impl Job {
                     fetch: Fetch::Image(verification.clone(), image),
                 })
                 .collect(),
-            Fetch::Dataset(DatasetName::SourceFiles) => {
+            Fetch::Dataset(Dataset::SourceFiles) => {
                 let list = if value.is_array() {
                     Some(&value)
                 } else {
@@ -568,14 +569,14 @@ fn initial_jobs(context: &Context<'_>, session_record: Vec<u8>) -> Vec<Job> {
         path: "session.json".into(),
         fetch: Fetch::Known(session_record),
     }];
-    for name in ALL_DATASETS {
-        if name.deprecated() && !context.include_deprecated {
+    for dataset in Dataset::ALL {
+        if dataset.deprecated() && !context.include_deprecated {
             continue;
         }
         jobs.push(Job {
-            key: format!("dataset:{}", name.name()),
-            path: format!("datasets/{}.json", name.name()),
-            fetch: Fetch::Dataset(name),
+            key: dataset_key(dataset),
+            path: format!("datasets/{}.json", dataset.name()),
+            fetch: Fetch::Dataset(dataset),
         });
     }
     jobs.push(Job {
@@ -589,6 +590,27 @@ fn initial_jobs(context: &Context<'_>, session_record: Vec<u8>) -> Vec<Job> {
         fetch: Fetch::TransactionsExcel,
     });
     jobs
+}
+
+fn dataset_key(dataset: Dataset) -> String {
+    format!("dataset:{}", dataset.name())
+}
+
+/// The datasets this run leaves out on purpose, so that a complete session says what it does
+/// not contain: those the service deprecates, unless `--include-deprecated`.
+fn skipped_datasets(context: &Context<'_>) -> Vec<SkippedFile> {
+    if context.include_deprecated {
+        return Vec::new();
+    }
+    Dataset::ALL
+        .into_iter()
+        .filter_map(|dataset| {
+            dataset.deprecation().map(|note| SkippedFile {
+                key: dataset_key(dataset),
+                reason: format!("{note} (exported with --include-deprecated)"),
+            })
+        })
+        .collect()
 }
 
 /// Exports one session: keeps what verifies against its manifest, fetches the rest, then
@@ -647,7 +669,11 @@ async fn export_session(context: &Context<'_>, session: Session) -> SessionRepor
     let mut seen: HashSet<String> = HashSet::new();
     let mut interrupted = false;
     let mut pending = FuturesUnordered::new();
-    for job in initial_jobs(context, record) {
+    let jobs = initial_jobs(context, record);
+    // A session is complete only if each of these is there: every dataset of the description
+    // (but those skipped on purpose), the session record, the report.
+    let expected: Vec<String> = jobs.iter().map(|job| job.key.clone()).collect();
+    for job in jobs {
         seen.insert(job.key.clone());
         let earlier = previous.remove(&job.key);
         pending.push(obtain(context, &dir, id, job, earlier));
@@ -707,7 +733,9 @@ async fn export_session(context: &Context<'_>, session: Session) -> SessionRepor
         }
     }
     report.index.failed = report.failures.len() as u64;
-    report.index.complete = !interrupted && report.failures.is_empty();
+    report.index.complete = !interrupted
+        && report.failures.is_empty()
+        && expected.iter().all(|key| complete.contains_key(key));
     report.index.files = complete.len() as u64;
     report.index.bytes = complete.values().map(|entry| entry.bytes).sum();
     let manifest = SessionManifest {
@@ -717,6 +745,7 @@ async fn export_session(context: &Context<'_>, session: Session) -> SessionRepor
         exported_at: chrono::Utc::now(),
         files: complete.into_values().collect(),
         failed: report.failures.clone(),
+        skipped: skipped_datasets(context),
     };
     if let Err(error) = manifest.save(&dir).await {
         report.index.complete = false;

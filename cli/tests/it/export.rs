@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use creditdata_client::session_datasets::Dataset;
 use creditdata_mock::realism::{Latency, RateLimit, Realism};
 use creditdata_mock::{MockConfig, MockServer};
 use serde_json::Value;
@@ -229,13 +230,34 @@ async fn export_writes_every_file_and_a_rerun_keeps_verified_files_and_repairs_t
         .iter()
         .map(|f| f["key"].as_str().unwrap())
         .collect();
-    for expected in [
-        "session",
-        "dataset:scores",
-        "dataset:account-statements",
-        "transactions-excel",
-    ] {
+    for expected in ["session", "report", "transactions-excel"] {
         assert!(keys.contains(&expected), "{expected} missing from {keys:?}");
+    }
+    // Every dataset of the client's list (generated from the description), each in its file;
+    // the deprecated ones listed as skipped, with the reason, rather than silently absent.
+    for dataset in Dataset::ALL {
+        let key = format!("dataset:{}", dataset.name());
+        if dataset.deprecated() {
+            assert!(!keys.contains(&key.as_str()), "{key} exported unasked");
+            let skipped = manifest["skipped"]
+                .as_array()
+                .expect("skipped datasets listed");
+            assert!(
+                skipped.iter().any(|s| s["key"] == key.as_str()
+                    && s["reason"]
+                        .as_str()
+                        .is_some_and(|r| r.contains("--include-deprecated"))),
+                "{key} not listed as skipped: {manifest}"
+            );
+        } else {
+            assert!(keys.contains(&key.as_str()), "{key} missing from {keys:?}");
+            let path = root
+                .join("sessions")
+                .join(&ids[0])
+                .join(format!("datasets/{}.json", dataset.name()));
+            let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            assert!(!value.is_null(), "{}", path.display());
+        }
     }
     for prefix in ["statement-excel:", "statement-tsv:", "source-file:"] {
         assert!(

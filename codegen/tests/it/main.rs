@@ -29,4 +29,5 @@ mod preflight;
 mod preflight_narrowing;
 mod properties;
 mod releases;
+mod session_datasets;
 mod spec_documents;

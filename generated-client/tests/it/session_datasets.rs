@@ -153,8 +153,13 @@ async fn reads_every_dataset_with_at_most_the_given_concurrency() {
     assert_eq!(seen.most_in_flight, 4, "four at once, never more: {seen:?}");
     assert_eq!(seen.received, wanted, "one request per dataset");
     assert!(datasets.all_succeeded(), "{:?}", datasets.failures());
+    #[allow(
+        deprecated,
+        reason = "checks that the deprecated dataset is left unread"
+    )]
+    let categorizations = &datasets.categorizations;
     assert!(
-        datasets.categorizations.is_none(),
+        categorizations.is_none(),
         "the deprecated dataset is read only when asked for"
     );
     assert!(!seen.paths.iter().any(|p| p.ends_with("/categorizations")));
@@ -182,11 +187,19 @@ async fn by_default_a_session_is_one_round_trip() {
         seen.most_in_flight, every,
         "every dataset at once: {seen:?}"
     );
-    assert!(matches!(datasets.categorizations, Some(Ok(_))));
+    #[allow(
+        deprecated,
+        reason = "checks that the deprecated dataset is read when asked for"
+    )]
+    let categorizations = &datasets.categorizations;
+    assert!(matches!(categorizations, Some(Ok(_))));
     let json = datasets.to_json();
-    assert_eq!(json.len(), every);
     let names: Vec<_> = json.iter().map(|(dataset, _)| dataset.name()).collect();
-    assert_eq!(names[0], "person-details");
+    let every_name: Vec<_> = Dataset::ALL.iter().map(|dataset| dataset.name()).collect();
+    assert_eq!(
+        names, every_name,
+        "every dataset, in the order of Dataset::ALL"
+    );
     assert!(
         json.iter()
             .all(|(_, value)| value.as_ref().is_ok_and(|v| !v.is_null()))
@@ -220,17 +233,88 @@ async fn one_failed_dataset_does_not_hide_the_others() {
 }
 
 #[test]
-fn dataset_names_are_the_last_segments_of_their_paths() {
+fn dataset_names_are_their_paths_below_the_session() {
     for dataset in Dataset::ALL {
         let meta = creditdata_client::operations::ALL
             .iter()
             .find(|meta| meta.id == dataset.operation_id())
             .unwrap_or_else(|| panic!("{dataset:?}: no operation {}", dataset.operation_id()));
-        assert!(
-            meta.path.ends_with(&format!("/{}", dataset.name())),
-            "{dataset:?}: {}",
-            meta.path
-        );
+        let below = meta
+            .path
+            .strip_prefix("/v1/sessions/{sessionId}/")
+            .unwrap_or_else(|| panic!("{dataset:?}: {} is not below a session", meta.path));
+        assert_eq!(below.replace('/', "-"), dataset.name(), "{dataset:?}");
+        assert_eq!(meta.method, "GET", "{dataset:?}");
+        assert_eq!(meta, dataset.operation(), "{dataset:?}");
         assert_eq!(meta.deprecated, dataset.deprecated(), "{dataset:?}");
     }
+}
+
+/// The datasets of a session, found in the effective description the way a reader of the issue
+/// would: JSON `GET`s below `/v1/sessions/{sessionId}` that require nothing else.
+fn datasets_of_the_description() -> Vec<(String, String, bool)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.effective.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let resolve = |node: &serde_json::Value| -> serde_json::Value {
+        match node.get("$ref").and_then(|r| r.as_str()) {
+            Some(r) => doc.pointer(r.trim_start_matches('#')).cloned().unwrap(),
+            None => node.clone(),
+        }
+    };
+    let mut found = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let Some(rest) = path.strip_prefix("/v1/sessions/{sessionId}/") else {
+            continue;
+        };
+        let Some(get) = item.get("get") else { continue };
+        let parameters: Vec<_> = [item.get("parameters"), get.get("parameters")]
+            .into_iter()
+            .flatten()
+            .flat_map(|list| list.as_array().unwrap().iter().map(&resolve))
+            .collect();
+        let needs_more = parameters
+            .iter()
+            .any(|p| p["name"] != "sessionId" && p["required"] == true);
+        let json_only = get["responses"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(status, _)| status.starts_with('2'))
+            .all(|(_, response)| {
+                resolve(response)["content"]
+                    .as_object()
+                    .is_some_and(|c| !c.is_empty() && c.keys().all(|m| m == "application/json"))
+            });
+        if rest.contains('{') || needs_more || !json_only {
+            continue;
+        }
+        found.push((
+            rest.replace('/', "-"),
+            get["operationId"].as_str().unwrap().to_string(),
+            get["deprecated"] == true,
+        ));
+    }
+    found
+}
+
+#[test]
+fn the_datasets_are_those_of_the_effective_description() {
+    let listed: Vec<(String, String, bool)> = Dataset::ALL
+        .iter()
+        .map(|d| {
+            (
+                d.name().to_string(),
+                d.operation_id().to_string(),
+                d.deprecated(),
+            )
+        })
+        .collect();
+    let described = datasets_of_the_description();
+    assert_eq!(listed, described);
+    assert!(
+        listed.iter().any(|(name, _, _)| name == "person-details"),
+        "{listed:?}"
+    );
+    assert_eq!(DEFAULT_CONCURRENCY, Dataset::ALL.len());
 }

@@ -41,6 +41,7 @@ fn checked_in() -> Vec<Vec<u8>> {
         "spec/openapi.effective.json",
         "generated-client/src/generated.rs",
         "generated-client/SURFACE.md",
+        "generated-client/src/generated_datasets.rs",
         "spec/openapi.json",
     ]
     .iter()
