@@ -12,6 +12,7 @@ pub mod document;
 pub mod downconvert;
 mod error_chain;
 pub mod fetch;
+pub mod forward_compatible;
 pub mod generate;
 pub mod lean_requests;
 pub mod open_enums;

@@ -2,6 +2,7 @@
 //! customer again), what the customer still has to do, the PDF report; and the catalog of
 //! packages per country.
 
+use crate::built::Built;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -80,14 +81,20 @@ async fn search_sessions(
         .take(filters.take as usize)
         .map(|record| state.session_view(record))
         .collect();
-    Ok(Json(SessionsResponse {
-        sessions: Some(sessions),
-        paging: Some(Paging {
-            total_count: i32::try_from(total).unwrap_or(i32::MAX),
-            skip: Some(filters.skip),
-            take: Some(filters.take),
-        }),
-    }))
+    Ok(Json(
+        SessionsResponse::builder()
+            .sessions(Some(sessions))
+            .paging(Some(
+                Paging::builder()
+                    .total_count(i32::try_from(total).unwrap_or(i32::MAX))
+                    .skip(Some(filters.skip))
+                    .take(Some(filters.take))
+                    .build()
+                    .built(),
+            ))
+            .build()
+            .built(),
+    ))
 }
 
 /// The ten filters of `GET /v1/sessions`.
