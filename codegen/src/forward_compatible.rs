@@ -123,7 +123,8 @@ fn complete_builders(
                     let syn::ImplItem::Fn(f) = impl_item else {
                         continue;
                     };
-                    let Some(syn::Stmt::Expr(syn::Expr::Struct(init), None)) = f.block.stmts.last_mut()
+                    let Some(syn::Stmt::Expr(syn::Expr::Struct(init), None)) =
+                        f.block.stmts.last_mut()
                     else {
                         continue;
                     };
@@ -236,7 +237,9 @@ mod tests {
         non_exhaustive_types(&mut file).unwrap();
         let text = prettyplease::unparse(&file);
         assert!(
-            text.contains("#[derive(Clone, Debug)]\n    #[non_exhaustive]\n    pub struct Session {"),
+            text.contains(
+                "#[derive(Clone, Debug)]\n    #[non_exhaustive]\n    pub struct Session {"
+            ),
             "{text}"
         );
         assert!(
@@ -260,10 +263,7 @@ mod tests {
             text.contains("id: Err(\"no value supplied for id\".to_string()),"),
             "a required member stays required: {text}"
         );
-        assert!(
-            text.contains("extra: Ok(Default::default()),"),
-            "{text}"
-        );
+        assert!(text.contains("extra: Ok(Default::default()),"), "{text}");
     }
 
     #[test]

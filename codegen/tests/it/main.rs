@@ -14,6 +14,7 @@
 mod change_catalogue;
 mod downconvert;
 mod fetch;
+mod forward_compatible;
 mod generated_surface;
 mod generator_version;
 mod next_generator;
