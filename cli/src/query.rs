@@ -7,17 +7,6 @@ use creditdata_client::types::{
     DataPackageInput, QueryParameterInput, QueryParameterInputCountryCode,
 };
 
-/// Every data package a session can request, in the order the service lists them.
-///
-/// The generated enum has no list of its values; a unit test checks that each parses, so a
-/// package the description adds is caught when it changes the enum's `FromStr`.
-pub const DATA_PACKAGES: [DataPackageInput; 4] = [
-    DataPackageInput::CreditHistory,
-    DataPackageInput::Score,
-    DataPackageInput::BankAccountCategorization,
-    DataPackageInput::Identification,
-];
-
 /// One `--query` value: a country (ISO 3166-1 alpha-3, upper case) and its packages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuerySpec {
@@ -29,16 +18,16 @@ pub struct QuerySpec {
 
 impl QuerySpec {
     /// The request element.
-    pub fn to_input(&self) -> QueryParameterInput {
-        QueryParameterInput {
-            country_code: self.country.clone(),
-            data_packages: self.packages.clone(),
-        }
+    pub fn to_input(&self) -> Result<QueryParameterInput, creditdata_client::Error> {
+        Ok(QueryParameterInput::builder()
+            .country_code(self.country.clone())
+            .data_packages(self.packages.clone())
+            .build()?)
     }
 }
 
 fn valid_packages() -> String {
-    DATA_PACKAGES
+    DataPackageInput::ALL
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
@@ -110,7 +99,7 @@ mod tests {
 
     #[test]
     fn every_listed_package_round_trips() {
-        for package in DATA_PACKAGES {
+        for package in DataPackageInput::ALL {
             assert_eq!(parse_package(&package.to_string()).unwrap(), package);
         }
     }

@@ -3,7 +3,8 @@
 use creditdata_client::Client;
 use creditdata_client::paging::SessionFilter;
 use creditdata_client::types::{
-    CreateSessionRequest, CustomerProgressStatus, Session, UpdateSessionRequest,
+    CreateSessionRequest, CreateSessionRequestSubjectEmail, CustomerProgressStatus,
+    QueryParameterInput, Session, UpdateSessionRequest,
 };
 use creditdata_client::wait::WaitOptions;
 use futures::TryStreamExt;
@@ -14,6 +15,14 @@ use crate::output::{Output, to_value};
 use crate::query::QuerySpec;
 use crate::table::{StreamingTable, pairs};
 
+/// The request elements of `--query` values.
+fn inputs(queries: &[QuerySpec]) -> Result<Vec<QueryParameterInput>, Failure> {
+    Ok(queries
+        .iter()
+        .map(QuerySpec::to_input)
+        .collect::<Result<_, _>>()?)
+}
+
 /// Runs a `sessions` command.
 pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Result<(), Failure> {
     match command {
@@ -23,21 +32,19 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
             show_session(out, &session)
         }
         SessionsCommand::Create { email, queries } => {
-            let body = CreateSessionRequest {
-                subject_email: email.trim().parse().map_err(|e| {
-                    Failure::Usage(format!(
-                        "--email is not usable as the subject's address: {e}"
-                    ))
-                })?,
-                query_parameters: queries.iter().map(QuerySpec::to_input).collect(),
-            };
+            let email: CreateSessionRequestSubjectEmail = email.trim().parse().map_err(|e| {
+                Failure::Usage(format!(
+                    "--email is not usable as the subject's address: {e}"
+                ))
+            })?;
+            let body = CreateSessionRequest::builder()
+                .subject_email(email)
+                .query_parameters(inputs(&queries)?);
             let session = client.create_session().body(body).call().await?;
             show_session(out, &session)
         }
         SessionsCommand::Update { id, queries } => {
-            let body = UpdateSessionRequest {
-                query_parameters: queries.iter().map(QuerySpec::to_input).collect(),
-            };
+            let body = UpdateSessionRequest::builder().query_parameters(inputs(&queries)?);
             let session = client
                 .update_session()
                 .session_id(id)

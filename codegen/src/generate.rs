@@ -7,7 +7,8 @@
 //! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
 //! operation's builder, whose `call()` every builder exposes: see [`crate::call_methods`]) and
 //! `crate::Result`. Each `send()` builds its request without avoidable allocations (see
-//! [`crate::lean_requests`]).
+//! [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a
+//! vendor's additive release is a compatible crate release (see [`crate::forward_compatible`]).
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -21,6 +22,7 @@ use serde_json::Value;
 use crate::call_methods;
 use crate::deprecations;
 use crate::document::{self, pointer};
+use crate::forward_compatible;
 use crate::lean_requests;
 use crate::open_enums::{self, OpenEnumPlan};
 use crate::path_segments;
@@ -58,6 +60,8 @@ pub enum GenerateError {
     Panicked(String),
     #[error(transparent)]
     OpenEnums(#[from] open_enums::OpenEnumError),
+    #[error(transparent)]
+    ForwardCompatible(#[from] forward_compatible::ForwardCompatibleError),
     #[error(transparent)]
     PathSegments(#[from] path_segments::PathSegmentError),
     #[error(transparent)]
@@ -106,6 +110,7 @@ pub fn generate(
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
     open_enums::open_response_enums(&mut file, plan)?;
+    forward_compatible::non_exhaustive_types(&mut file)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
     lean_requests::lean_requests(&mut file)?;

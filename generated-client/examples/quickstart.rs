@@ -13,7 +13,7 @@
 //! | `CREDITDATA_TOKEN_URL`, `CREDITDATA_CLIENT_ID`, `CREDITDATA_CLIENT_SECRET` | OAuth2 client credentials |
 //! | `CREDITDATA_TOKEN` | or a static bearer token |
 //! | `CREDITDATA_COUNTRY` | ISO 3166-1 alpha-3 country of the search (default `GBR`) |
-//! | `CREDITDATA_PACKAGES` | comma-separated data packages (default all four) |
+//! | `CREDITDATA_PACKAGES` | comma-separated data packages (default all of them) |
 //! | `CREDITDATA_OUT_DIR` | where the PDF report goes (default the current directory) |
 //! | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, e.g. `20/s` (default none) |
 //!
@@ -68,17 +68,17 @@ async fn run() -> Result<(), Failure> {
     // 1. Create the session (the service e-mails the consumer; never retried once sent).
     // The request types refuse what the service would: an over-long address, a malformed
     // country code (the messages never repeat the value).
-    let request = CreateSessionRequest {
-        subject_email: email
-            .parse()
-            .map_err(|e| format!("the subject's e-mail address: {e}"))?,
-        query_parameters: vec![QueryParameterInput {
-            country_code: country
-                .parse()
-                .map_err(|e| format!("CREDITDATA_COUNTRY (ISO 3166-1 alpha-3, e.g. GBR): {e}"))?,
-            data_packages: packages,
-        }],
-    };
+    let query = QueryParameterInput::builder()
+        .country_code(country.as_str())
+        .data_packages(packages)
+        .build()
+        .map_err(|e| format!("CREDITDATA_COUNTRY (ISO 3166-1 alpha-3, e.g. GBR): {e}"))?;
+    // `build()` checks here what `call()` would otherwise refuse, for a message naming the input.
+    let request = CreateSessionRequest::builder()
+        .subject_email(email.as_str())
+        .query_parameters(vec![query])
+        .build()
+        .map_err(|e| format!("the subject's e-mail address: {e}"))?;
     let created = client.create_session().body(request).call().await?;
     let id = created.id;
     step(json!({
@@ -183,26 +183,28 @@ fn summarize(value: &Value) -> Value {
     }
 }
 
-/// `CREDITDATA_PACKAGES` (comma-separated, any case), or all four packages.
+/// `CREDITDATA_PACKAGES` (comma-separated, any case), or every package.
 fn packages(text: Option<&str>) -> Result<Vec<DataPackageInput>, Failure> {
     let Some(text) = text else {
-        return Ok(vec![
-            DataPackageInput::CreditHistory,
-            DataPackageInput::Score,
-            DataPackageInput::BankAccountCategorization,
-            DataPackageInput::Identification,
-        ]);
+        return Ok(DataPackageInput::ALL.to_vec());
     };
     text.split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .map(|p| {
-            p.to_ascii_uppercase().parse::<DataPackageInput>().map_err(|_| {
-                format!(
-                    "CREDITDATA_PACKAGES: unknown data package {p:?}; use CREDIT_HISTORY, SCORE, BANK_ACCOUNT_CATEGORIZATION or IDENTIFICATION"
-                )
-                .into()
-            })
+            p.to_ascii_uppercase()
+                .parse::<DataPackageInput>()
+                .map_err(|_| {
+                    let known: Vec<String> = DataPackageInput::ALL
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect();
+                    format!(
+                        "CREDITDATA_PACKAGES: unknown data package {p:?}; use one of {}",
+                        known.join(", ")
+                    )
+                    .into()
+                })
         })
         .collect()
 }

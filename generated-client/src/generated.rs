@@ -34,6 +34,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     ///`AccountStatement`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct AccountStatement {
         ///Identifier of the item, used in the paths below it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -54,6 +55,7 @@ pub mod types {
     }
     ///`AccountStatementsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct AccountStatementsResponse {
         #[serde(
             rename = "accountStatements",
@@ -72,6 +74,7 @@ pub mod types {
     }
     ///`AddressSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct AddressSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -91,6 +94,7 @@ pub mod types {
     }
     ///`Amount`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Amount {
         pub amount: f64,
         ///ISO 4217 currency code.
@@ -107,6 +111,7 @@ pub mod types {
     }
     ///`Attachment`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Attachment {
         #[serde(rename = "addedOnUtc")]
         pub added_on_utc: ::std::string::String,
@@ -153,6 +158,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum AttachmentType {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -170,6 +176,7 @@ pub mod types {
     }
     ///`AttachmentsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct AttachmentsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub attachments: ::std::option::Option<::std::vec::Vec<Attachment>>,
@@ -181,6 +188,7 @@ pub mod types {
     }
     ///`Categorization`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Categorization {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub accounts: ::std::option::Option<::std::vec::Vec<CategorizedAccount>>,
@@ -204,6 +212,7 @@ pub mod types {
     }
     ///`CategorizationPeriodSummary`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct CategorizationPeriodSummary {
         #[serde(
             rename = "periodWithIncomeMonths",
@@ -223,6 +232,7 @@ pub mod types {
     }
     ///`CategorizationSummary`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct CategorizationSummary {
         #[serde(
             rename = "countOfInstitutions",
@@ -250,6 +260,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum CategorizationSummaryStatus {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -277,6 +288,7 @@ pub mod types {
     }
     ///`CategorizationsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct CategorizationsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub categorizations: ::std::option::Option<::std::vec::Vec<Categorization>>,
@@ -292,6 +304,7 @@ pub mod types {
     }
     ///`CategorizationsSummaryResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct CategorizationsSummaryResponse {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub summary: ::std::option::Option<CategorizationSummary>,
@@ -303,6 +316,7 @@ pub mod types {
     }
     ///`CategorizedAccount`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct CategorizedAccount {
         #[serde(
             rename = "accountHolderNames",
@@ -334,6 +348,7 @@ pub mod types {
     }
     ///`ConsumerPackage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct ConsumerPackage {
         ///ISO 3166-1 alpha-3 code of a country the consumer may request data about.
         #[serde(
@@ -356,6 +371,7 @@ pub mod types {
     }
     ///`ConsumerPackagesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct ConsumerPackagesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub packages: ::std::option::Option<::std::vec::Vec<ConsumerPackage>>,
@@ -379,6 +395,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum ContractType {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -404,6 +421,7 @@ pub mod types {
     }
     ///`CourtAndInsolvenciesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct CourtAndInsolvenciesResponse {
         #[serde(
             rename = "courtAndInsolvencies",
@@ -424,6 +442,7 @@ pub mod types {
     }
     ///`CourtAndInsolvencyCase`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct CourtAndInsolvencyCase {
         ///The Data Provider this item comes from (see sources).
         #[serde(
@@ -441,6 +460,7 @@ pub mod types {
     }
     ///`CreateSessionRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct CreateSessionRequest {
         #[serde(rename = "queryParameters")]
         pub query_parameters: ::std::vec::Vec<QueryParameterInput>,
@@ -511,6 +531,7 @@ pub mod types {
     }
     ///`Creditor`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Creditor {
         pub sector: CreditorSector,
         #[serde(flatten)]
@@ -533,6 +554,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum CreditorSector {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -564,6 +586,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum CustomerProgressStatus {
         #[serde(rename = "DELIVERY_FAILED")]
         DeliveryFailed,
@@ -590,6 +613,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum CustomerProgressStatusInput {
         #[serde(rename = "DELIVERY_FAILED")]
         DeliveryFailed,
@@ -652,6 +676,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum DataPackage {
         #[serde(rename = "CREDIT_HISTORY")]
         CreditHistory,
@@ -678,6 +703,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum DataPackageInput {
         #[serde(rename = "CREDIT_HISTORY")]
         CreditHistory,
@@ -732,6 +758,7 @@ pub mod types {
     }
     ///`DateOnlySourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct DateOnlySourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -751,6 +778,7 @@ pub mod types {
     }
     ///`DocumentSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct DocumentSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -826,6 +854,7 @@ pub mod types {
     }
     ///`IdentityVerification`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct IdentityVerification {
         ///Identifier of the item, used in the paths below it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -846,6 +875,7 @@ pub mod types {
     }
     ///`IdentityVerificationImage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct IdentityVerificationImage {
         ///Identifier of the item, used in the paths below it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -866,6 +896,7 @@ pub mod types {
     }
     ///`IdentityVerificationImagesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct IdentityVerificationImagesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub images: ::std::option::Option<::std::vec::Vec<IdentityVerificationImage>>,
@@ -881,6 +912,7 @@ pub mod types {
     }
     ///`IdentityVerificationsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct IdentityVerificationsResponse {
         #[serde(
             rename = "identityVerifications",
@@ -901,6 +933,7 @@ pub mod types {
     }
     ///`Immovable`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Immovable {
         ///The Data Provider this item comes from (see sources).
         #[serde(
@@ -918,6 +951,7 @@ pub mod types {
     }
     ///`ImmovablesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct ImmovablesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub immovables: ::std::option::Option<::std::vec::Vec<Immovable>>,
@@ -933,6 +967,7 @@ pub mod types {
     }
     ///`InputRequirement`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct InputRequirement {
         ///ISO 3166-1 alpha-3 code of the country the requirement belongs to.
         #[serde(
@@ -956,6 +991,7 @@ pub mod types {
     }
     ///`InputRequirementsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct InputRequirementsResponse {
         #[serde(
             rename = "inputRequirements",
@@ -972,6 +1008,7 @@ pub mod types {
     }
     ///`LegalEntitiesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct LegalEntitiesResponse {
         #[serde(
             rename = "legalEntities",
@@ -988,6 +1025,7 @@ pub mod types {
     }
     ///`LegalEntity`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct LegalEntity {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -1006,6 +1044,7 @@ pub mod types {
     }
     ///`LegalEntityRelation`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct LegalEntityRelation {
         #[serde(
             rename = "endDate",
@@ -1037,6 +1076,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum LegalEntityRelationType {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -1046,6 +1086,7 @@ pub mod types {
     }
     ///`MaritalStatusTypeSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct MaritalStatusTypeSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -1065,6 +1106,7 @@ pub mod types {
     }
     ///`Metric`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Metric {
         ///The Data Provider this item comes from (see sources).
         #[serde(
@@ -1082,6 +1124,7 @@ pub mod types {
     }
     ///`MetricsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct MetricsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub metrics: ::std::option::Option<::std::vec::Vec<Metric>>,
@@ -1097,6 +1140,7 @@ pub mod types {
     }
     ///`NegativeTradeline`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct NegativeTradeline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<Amount>,
@@ -1119,6 +1163,7 @@ pub mod types {
     }
     ///`NegativeTradelinesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct NegativeTradelinesResponse {
         #[serde(
             rename = "negativeTradelines",
@@ -1137,6 +1182,7 @@ pub mod types {
     }
     ///`Paging`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Paging {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub skip: ::std::option::Option<i32>,
@@ -1152,6 +1198,7 @@ pub mod types {
     }
     ///`PersonDetailsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct PersonDetailsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub addresses: ::std::option::Option<::std::vec::Vec<AddressSourcedValue>>,
@@ -1211,6 +1258,7 @@ pub mod types {
     }
     ///`PersonalIdentityCodeSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct PersonalIdentityCodeSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -1230,6 +1278,7 @@ pub mod types {
     }
     ///`PositiveTradeline`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct PositiveTradeline {
         ///The Data Provider this item comes from (see sources).
         #[serde(
@@ -1247,6 +1296,7 @@ pub mod types {
     }
     ///`PositiveTradelinesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct PositiveTradelinesResponse {
         #[serde(
             rename = "positiveTradelines",
@@ -1267,6 +1317,7 @@ pub mod types {
     }
     ///RFC 9457 problem details. On validation failures (400) `errors` maps each offending field to its messages; other members are problem-type extensions.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct ProblemDetails {
         ///A human-readable explanation specific to this occurrence.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1301,6 +1352,7 @@ pub mod types {
     }
     ///`QueryParameter`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct QueryParameter {
         ///ISO 3166-1 alpha-3 code of the country about which information on the Data Subject is requested.
         #[serde(
@@ -1321,6 +1373,7 @@ pub mod types {
     }
     ///`QueryParameterInput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct QueryParameterInput {
         ///ISO 3166-1 alpha-3 code of the country about which information on the Data Subject is requested.
         #[serde(rename = "countryCode")]
@@ -1393,6 +1446,7 @@ pub mod types {
     }
     ///`RegistryIncome`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct RegistryIncome {
         #[serde(
             rename = "assessmentYear",
@@ -1427,6 +1481,7 @@ pub mod types {
     }
     ///`RegistryIncomesResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct RegistryIncomesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub incomes: ::std::option::Option<::std::vec::Vec<RegistryIncome>>,
@@ -1440,6 +1495,7 @@ pub mod types {
     }
     ///`Score`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Score {
         #[serde(
             rename = "countryCode",
@@ -1486,6 +1542,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum ScoreType {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -1511,6 +1568,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum ScoreUnavailableReason {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -1538,6 +1596,7 @@ pub mod types {
     }
     ///`ScoresResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct ScoresResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scores: ::std::option::Option<::std::vec::Vec<Score>>,
@@ -1551,6 +1610,7 @@ pub mod types {
     }
     ///`Session`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Session {
         #[serde(rename = "createdAtUtc")]
         pub created_at_utc: ::chrono::DateTime<::chrono::offset::Utc>,
@@ -1618,6 +1678,7 @@ pub mod types {
     }
     ///`SessionsResponse`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct SessionsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub paging: ::std::option::Option<Paging>,
@@ -1631,6 +1692,7 @@ pub mod types {
     }
     ///`Source`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct Source {
         ///ISO 3166-1 alpha-3 code of the provider's country.
         #[serde(
@@ -1652,6 +1714,7 @@ pub mod types {
     }
     ///`SourceFile`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct SourceFile {
         ///Unique identifier of the source file.
         pub id: ::uuid::Uuid,
@@ -1681,6 +1744,7 @@ pub mod types {
     }
     ///`SourceFileContent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct SourceFileContent {
         ///Base64-encoded binary content.
         #[serde(
@@ -1724,6 +1788,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[non_exhaustive]
     pub enum SourceStatus {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -1749,6 +1814,7 @@ pub mod types {
     }
     ///`StringSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[non_exhaustive]
     pub struct StringSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -1765,6 +1831,7 @@ pub mod types {
     }
     ///`UntypedSourcedValue`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct UntypedSourcedValue {
         #[serde(
             rename = "sourceIds",
@@ -1784,6 +1851,7 @@ pub mod types {
     }
     ///`UpdateSessionRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[non_exhaustive]
     pub struct UpdateSessionRequest {
         #[serde(rename = "queryParameters")]
         pub query_parameters: ::std::vec::Vec<QueryParameterInput>,
@@ -1815,7 +1883,7 @@ pub mod types {
                 Self {
                     id: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -1898,7 +1966,7 @@ pub mod types {
                 Self {
                     account_statements: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -1991,7 +2059,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2071,7 +2139,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     amount: Err("no value supplied for amount".to_string()),
-                    currency_code: Err("no value supplied for currency_code".to_string()),
+                    currency_code: Ok(Default::default()),
                 }
             }
         }
@@ -2157,13 +2225,13 @@ pub mod types {
                         "no value supplied for attachment_type".to_string(),
                     ),
                     country_code: Ok(Default::default()),
-                    file_name: Err("no value supplied for file_name".to_string()),
+                    file_name: Ok(Default::default()),
                     file_size_bytes: Err(
                         "no value supplied for file_size_bytes".to_string(),
                     ),
                     id: Err("no value supplied for id".to_string()),
-                    mime_type: Err("no value supplied for mime_type".to_string()),
-                    source_id: Err("no value supplied for source_id".to_string()),
+                    mime_type: Ok(Default::default()),
+                    source_id: Ok(Default::default()),
                 }
             }
         }
@@ -2371,7 +2439,7 @@ pub mod types {
                     accounts: Ok(Default::default()),
                     total_period_months: Ok(Default::default()),
                     total_period_received_months: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2548,7 +2616,7 @@ pub mod types {
                 Self {
                     count_of_institutions: Ok(Default::default()),
                     status: Err("no value supplied for status".to_string()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2720,7 +2788,7 @@ pub mod types {
         impl ::std::default::Default for CategorizationsSummaryResponse {
             fn default() -> Self {
                 Self {
-                    summary: Err("no value supplied for summary".to_string()),
+                    summary: Ok(Default::default()),
                 }
             }
         }
@@ -2883,7 +2951,7 @@ pub mod types {
                 Self {
                     country_code: Ok(Default::default()),
                     data_packages: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2965,7 +3033,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     packages: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3040,7 +3108,7 @@ pub mod types {
                 Self {
                     court_and_insolvencies: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3128,7 +3196,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3262,7 +3330,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     sector: Err("no value supplied for sector".to_string()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3333,7 +3401,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3421,7 +3489,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3509,7 +3577,7 @@ pub mod types {
                 Self {
                     id: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3593,7 +3661,7 @@ pub mod types {
                 Self {
                     id: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3678,7 +3746,7 @@ pub mod types {
                 Self {
                     images: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3771,7 +3839,7 @@ pub mod types {
                 Self {
                     identity_verifications: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3859,7 +3927,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3930,7 +3998,7 @@ pub mod types {
                 Self {
                     immovables: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4019,7 +4087,7 @@ pub mod types {
                 Self {
                     country_code: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4099,7 +4167,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     input_requirements: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4248,7 +4316,7 @@ pub mod types {
                 Self {
                     name: Ok(Default::default()),
                     relations: Ok(Default::default()),
-                    source_id: Err("no value supplied for source_id".to_string()),
+                    source_id: Ok(Default::default()),
                 }
             }
         }
@@ -4417,7 +4485,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4501,7 +4569,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4572,7 +4640,7 @@ pub mod types {
                 Self {
                     metrics: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4672,8 +4740,8 @@ pub mod types {
                         "no value supplied for contract_type".to_string(),
                     ),
                     creditor: Ok(Default::default()),
-                    source_id: Err("no value supplied for source_id".to_string()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    source_id: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4992,7 +5060,7 @@ pub mod types {
                     sources: Ok(Default::default()),
                     telephones: Ok(Default::default()),
                     underage_children_counts: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -5253,7 +5321,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -5337,7 +5405,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     source_id: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -5408,7 +5476,7 @@ pub mod types {
                 Self {
                     positive_tradelines: Ok(Default::default()),
                     sources: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -5526,7 +5594,7 @@ pub mod types {
                     status: Ok(Default::default()),
                     title: Ok(Default::default()),
                     type_: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -5668,7 +5736,7 @@ pub mod types {
         impl ::std::default::Default for QueryParameter {
             fn default() -> Self {
                 Self {
-                    country_code: Err("no value supplied for country_code".to_string()),
+                    country_code: Ok(Default::default()),
                     data_packages: Ok(Default::default()),
                 }
             }
@@ -5814,7 +5882,7 @@ pub mod types {
                     assessment_year: Ok(Default::default()),
                     gross_income: Ok(Default::default()),
                     net_income: Ok(Default::default()),
-                    source_id: Err("no value supplied for source_id".to_string()),
+                    source_id: Ok(Default::default()),
                     total_tax_amount: Ok(Default::default()),
                 }
             }
@@ -6010,7 +6078,7 @@ pub mod types {
                     country_code: Ok(Default::default()),
                     normalized_value: Ok(Default::default()),
                     original_value: Ok(Default::default()),
-                    source_id: Err("no value supplied for source_id".to_string()),
+                    source_id: Ok(Default::default()),
                     type_: Err("no value supplied for type_".to_string()),
                     unavailable_reason: Ok(Default::default()),
                 }
@@ -6252,12 +6320,8 @@ pub mod types {
                     data_package_upgradable_until_utc: Ok(Default::default()),
                     id: Err("no value supplied for id".to_string()),
                     organizational_unit_name: Ok(Default::default()),
-                    query_parameters: Err(
-                        "no value supplied for query_parameters".to_string(),
-                    ),
-                    subject_email: Err(
-                        "no value supplied for subject_email".to_string(),
-                    ),
+                    query_parameters: Ok(Default::default()),
+                    subject_email: Ok(Default::default()),
                     subject_full_name: Ok(Default::default()),
                 }
             }
@@ -6548,7 +6612,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     country_code: Ok(Default::default()),
-                    source_id: Err("no value supplied for source_id".to_string()),
+                    source_id: Ok(Default::default()),
                     status: Err("no value supplied for status".to_string()),
                 }
             }
@@ -6754,9 +6818,7 @@ pub mod types {
         impl ::std::default::Default for SourceFileContent {
             fn default() -> Self {
                 Self {
-                    content_base64: Err(
-                        "no value supplied for content_base64".to_string(),
-                    ),
+                    content_base64: Ok(Default::default()),
                     name: Ok(Default::default()),
                     size_in_bytes: Ok(Default::default()),
                     source_id: Ok(Default::default()),
@@ -6939,7 +7001,7 @@ pub mod types {
                 Self {
                     source_ids: Ok(Default::default()),
                     value: Ok(Default::default()),
-                    extra: Err("no value supplied for extra".to_string()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -7055,6 +7117,598 @@ pub mod types {
                 Self {
                     query_parameters: Ok(value.query_parameters),
                 }
+            }
+        }
+        impl AccountStatement {
+            /// Checks what was set and makes the [`AccountStatement`](super::AccountStatement): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::AccountStatement,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl AccountStatementsResponse {
+            /// Checks what was set and makes the [`AccountStatementsResponse`](super::AccountStatementsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::AccountStatementsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl AddressSourcedValue {
+            /// Checks what was set and makes the [`AddressSourcedValue`](super::AddressSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::AddressSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Amount {
+            /// Checks what was set and makes the [`Amount`](super::Amount): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Amount, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Attachment {
+            /// Checks what was set and makes the [`Attachment`](super::Attachment): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::Attachment,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl AttachmentsResponse {
+            /// Checks what was set and makes the [`AttachmentsResponse`](super::AttachmentsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::AttachmentsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Categorization {
+            /// Checks what was set and makes the [`Categorization`](super::Categorization): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::Categorization,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CategorizationPeriodSummary {
+            /// Checks what was set and makes the [`CategorizationPeriodSummary`](super::CategorizationPeriodSummary): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CategorizationPeriodSummary,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CategorizationSummary {
+            /// Checks what was set and makes the [`CategorizationSummary`](super::CategorizationSummary): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CategorizationSummary,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CategorizationsResponse {
+            /// Checks what was set and makes the [`CategorizationsResponse`](super::CategorizationsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CategorizationsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CategorizationsSummaryResponse {
+            /// Checks what was set and makes the [`CategorizationsSummaryResponse`](super::CategorizationsSummaryResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CategorizationsSummaryResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CategorizedAccount {
+            /// Checks what was set and makes the [`CategorizedAccount`](super::CategorizedAccount): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CategorizedAccount,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl ConsumerPackage {
+            /// Checks what was set and makes the [`ConsumerPackage`](super::ConsumerPackage): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::ConsumerPackage,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl ConsumerPackagesResponse {
+            /// Checks what was set and makes the [`ConsumerPackagesResponse`](super::ConsumerPackagesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::ConsumerPackagesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CourtAndInsolvenciesResponse {
+            /// Checks what was set and makes the [`CourtAndInsolvenciesResponse`](super::CourtAndInsolvenciesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CourtAndInsolvenciesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CourtAndInsolvencyCase {
+            /// Checks what was set and makes the [`CourtAndInsolvencyCase`](super::CourtAndInsolvencyCase): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CourtAndInsolvencyCase,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl CreateSessionRequest {
+            /// Checks what was set and makes the [`CreateSessionRequest`](super::CreateSessionRequest): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::CreateSessionRequest,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Creditor {
+            /// Checks what was set and makes the [`Creditor`](super::Creditor): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Creditor, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl DateOnlySourcedValue {
+            /// Checks what was set and makes the [`DateOnlySourcedValue`](super::DateOnlySourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::DateOnlySourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl DocumentSourcedValue {
+            /// Checks what was set and makes the [`DocumentSourcedValue`](super::DocumentSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::DocumentSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl IdentityVerification {
+            /// Checks what was set and makes the [`IdentityVerification`](super::IdentityVerification): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::IdentityVerification,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl IdentityVerificationImage {
+            /// Checks what was set and makes the [`IdentityVerificationImage`](super::IdentityVerificationImage): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::IdentityVerificationImage,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl IdentityVerificationImagesResponse {
+            /// Checks what was set and makes the [`IdentityVerificationImagesResponse`](super::IdentityVerificationImagesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::IdentityVerificationImagesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl IdentityVerificationsResponse {
+            /// Checks what was set and makes the [`IdentityVerificationsResponse`](super::IdentityVerificationsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::IdentityVerificationsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Immovable {
+            /// Checks what was set and makes the [`Immovable`](super::Immovable): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Immovable, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl ImmovablesResponse {
+            /// Checks what was set and makes the [`ImmovablesResponse`](super::ImmovablesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::ImmovablesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl InputRequirement {
+            /// Checks what was set and makes the [`InputRequirement`](super::InputRequirement): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::InputRequirement,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl InputRequirementsResponse {
+            /// Checks what was set and makes the [`InputRequirementsResponse`](super::InputRequirementsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::InputRequirementsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl LegalEntitiesResponse {
+            /// Checks what was set and makes the [`LegalEntitiesResponse`](super::LegalEntitiesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::LegalEntitiesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl LegalEntity {
+            /// Checks what was set and makes the [`LegalEntity`](super::LegalEntity): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::LegalEntity,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl LegalEntityRelation {
+            /// Checks what was set and makes the [`LegalEntityRelation`](super::LegalEntityRelation): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::LegalEntityRelation,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl MaritalStatusTypeSourcedValue {
+            /// Checks what was set and makes the [`MaritalStatusTypeSourcedValue`](super::MaritalStatusTypeSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::MaritalStatusTypeSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Metric {
+            /// Checks what was set and makes the [`Metric`](super::Metric): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Metric, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl MetricsResponse {
+            /// Checks what was set and makes the [`MetricsResponse`](super::MetricsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::MetricsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl NegativeTradeline {
+            /// Checks what was set and makes the [`NegativeTradeline`](super::NegativeTradeline): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::NegativeTradeline,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl NegativeTradelinesResponse {
+            /// Checks what was set and makes the [`NegativeTradelinesResponse`](super::NegativeTradelinesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::NegativeTradelinesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Paging {
+            /// Checks what was set and makes the [`Paging`](super::Paging): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Paging, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl PersonDetailsResponse {
+            /// Checks what was set and makes the [`PersonDetailsResponse`](super::PersonDetailsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::PersonDetailsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl PersonalIdentityCodeSourcedValue {
+            /// Checks what was set and makes the [`PersonalIdentityCodeSourcedValue`](super::PersonalIdentityCodeSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::PersonalIdentityCodeSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl PositiveTradeline {
+            /// Checks what was set and makes the [`PositiveTradeline`](super::PositiveTradeline): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::PositiveTradeline,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl PositiveTradelinesResponse {
+            /// Checks what was set and makes the [`PositiveTradelinesResponse`](super::PositiveTradelinesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::PositiveTradelinesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl ProblemDetails {
+            /// Checks what was set and makes the [`ProblemDetails`](super::ProblemDetails): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::ProblemDetails,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl QueryParameter {
+            /// Checks what was set and makes the [`QueryParameter`](super::QueryParameter): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::QueryParameter,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl QueryParameterInput {
+            /// Checks what was set and makes the [`QueryParameterInput`](super::QueryParameterInput): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::QueryParameterInput,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl RegistryIncome {
+            /// Checks what was set and makes the [`RegistryIncome`](super::RegistryIncome): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::RegistryIncome,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl RegistryIncomesResponse {
+            /// Checks what was set and makes the [`RegistryIncomesResponse`](super::RegistryIncomesResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::RegistryIncomesResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Score {
+            /// Checks what was set and makes the [`Score`](super::Score): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Score, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl ScoresResponse {
+            /// Checks what was set and makes the [`ScoresResponse`](super::ScoresResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::ScoresResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Session {
+            /// Checks what was set and makes the [`Session`](super::Session): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Session, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl SessionsResponse {
+            /// Checks what was set and makes the [`SessionsResponse`](super::SessionsResponse): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::SessionsResponse,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl Source {
+            /// Checks what was set and makes the [`Source`](super::Source): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<super::Source, super::error::ConversionError> {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl SourceFile {
+            /// Checks what was set and makes the [`SourceFile`](super::SourceFile): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::SourceFile,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl SourceFileContent {
+            /// Checks what was set and makes the [`SourceFileContent`](super::SourceFileContent): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::SourceFileContent,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl StringSourcedValue {
+            /// Checks what was set and makes the [`StringSourcedValue`](super::StringSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::StringSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl UntypedSourcedValue {
+            /// Checks what was set and makes the [`UntypedSourcedValue`](super::UntypedSourcedValue): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::UntypedSourcedValue,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
+            }
+        }
+        impl UpdateSessionRequest {
+            /// Checks what was set and makes the [`UpdateSessionRequest`](super::UpdateSessionRequest): fails with the first member the description requires that is missing or invalid.
+            pub fn build(
+                self,
+            ) -> ::std::result::Result<
+                super::UpdateSessionRequest,
+                super::error::ConversionError,
+            > {
+                ::std::convert::TryFrom::try_from(self)
             }
         }
     }

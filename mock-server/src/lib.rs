@@ -33,6 +33,7 @@
 
 mod api;
 pub mod auth;
+mod built;
 mod catalog;
 pub mod config;
 mod control;

@@ -5,6 +5,7 @@
 //! set, `detail` saying why, and `errors` (field → messages) on validation failures, in the shape
 //! ASP.NET services send.
 
+use crate::built::Built;
 use std::collections::BTreeMap;
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -55,15 +56,15 @@ impl Problem {
     fn new(status: StatusCode, type_: &str, title: &str, detail: impl Into<String>) -> Self {
         Problem {
             status,
-            body: Box::new(ProblemDetails {
-                type_: Some(type_.to_owned()),
-                title: Some(title.to_owned()),
-                status: Some(i32::from(status.as_u16())),
-                detail: Some(detail.into()),
-                errors: None,
-                instance: None,
-                extra: serde_json::Map::new(),
-            }),
+            body: Box::new(
+                ProblemDetails::builder()
+                    .type_(Some(type_.to_owned()))
+                    .title(Some(title.to_owned()))
+                    .status(Some(i32::from(status.as_u16())))
+                    .detail(Some(detail.into()))
+                    .build()
+                    .built(),
+            ),
             www_authenticate: None,
             allow: None,
         }

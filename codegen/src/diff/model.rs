@@ -24,9 +24,10 @@ pub enum Wire {
 
 /// Does Rust code written against the old `creditdata-client` still compile?
 ///
-/// Judged by Cargo's semver rules, the ones `cargo semver-checks` applies: generated structs have
-/// only public fields, so a struct literal or an exhaustive pattern is valid user code, and so is
-/// an exhaustive `match` over a generated enum.
+/// Judged by Cargo's semver rules, the ones `cargo semver-checks` applies. The generated structs
+/// and enums are `#[non_exhaustive]` (`codegen/src/forward_compatible.rs`): code outside the crate
+/// builds them and matches them with a wildcard, so a new field or variant is compatible, while a
+/// removed or retyped one is not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {

@@ -14,12 +14,88 @@ use quote::ToTokens;
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum TypeDef {
     /// Named fields, keyed by their JSON (serde) name: (Rust field name, type).
-    Struct(BTreeMap<String, (String, String)>),
+    Struct(BTreeMap<String, (String, String)>, Exhaustive),
     /// A tuple struct (typify's newtypes): the field types.
     Tuple(Vec<String>),
     /// Variants: Rust name → payload and serde name, as text.
-    Enum(BTreeMap<String, String>),
+    Enum(BTreeMap<String, String>, Exhaustive),
     Alias(String),
+}
+
+/// Whether code outside the crate may list every field or variant (a struct literal, an
+/// exhaustive pattern or `match`): then adding one breaks that code. `#[non_exhaustive]` types
+/// (`codegen/src/forward_compatible.rs`) forbid it, so additions are compatible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exhaustive {
+    Yes,
+    No,
+}
+
+impl Exhaustive {
+    fn of(attrs: &[syn::Attribute]) -> Exhaustive {
+        if crate::forward_compatible::is_non_exhaustive(attrs) {
+            Exhaustive::No
+        } else {
+            Exhaustive::Yes
+        }
+    }
+}
+
+/// Every incompatible difference between two definitions of the type `name`, one line each.
+fn type_changes(name: &str, a: &TypeDef, b: &TypeDef) -> Vec<String> {
+    let mut out = Vec::new();
+    let closed = |old: Exhaustive, new: Exhaustive, out: &mut Vec<String>| {
+        if old == Exhaustive::Yes && new == Exhaustive::No {
+            out.push(format!(
+                "types::{name}: now #[non_exhaustive] (literals and exhaustive matches outside the crate stop compiling)"
+            ));
+        }
+    };
+    match (a, b) {
+        (TypeDef::Struct(fa, ea), TypeDef::Struct(fb, eb)) => {
+            closed(*ea, *eb, &mut out);
+            for (json, (rust, ty)) in fa {
+                match fb.get(json) {
+                    None => out.push(format!("types::{name}: field {rust} removed")),
+                    Some((_, other)) if other != ty => out.push(format!(
+                        "types::{name}: field {rust} changed type from {} to {}",
+                        shorten(ty),
+                        shorten(other)
+                    )),
+                    Some(_) => {}
+                }
+            }
+            if *ea == Exhaustive::Yes {
+                for (json, (rust, _)) in fb {
+                    if !fa.contains_key(json) {
+                        out.push(format!("types::{name}: field {rust} added"));
+                    }
+                }
+            }
+        }
+        (TypeDef::Enum(va, ea), TypeDef::Enum(vb, eb)) => {
+            closed(*ea, *eb, &mut out);
+            for (variant, payload) in va {
+                match vb.get(variant) {
+                    None => out.push(format!("types::{name}: variant {variant} removed")),
+                    Some(other) if other != payload => {
+                        out.push(format!("types::{name}: variant {variant} changed"))
+                    }
+                    Some(_) => {}
+                }
+            }
+            if *ea == Exhaustive::Yes {
+                for variant in vb.keys() {
+                    if !va.contains_key(variant) {
+                        out.push(format!("types::{name}: variant {variant} added"));
+                    }
+                }
+            }
+        }
+        (a, b) if a != b => out.push(format!("types::{name}: definition changed")),
+        _ => {}
+    }
+    out
 }
 
 /// The API surface of one generated file.
@@ -68,6 +144,7 @@ impl RustApi {
     fn add_type(&mut self, item: &syn::Item) {
         match item {
             syn::Item::Struct(s) if matches!(s.vis, syn::Visibility::Public(_)) => {
+                let exhaustive = Exhaustive::of(&s.attrs);
                 let def = match &s.fields {
                     syn::Fields::Named(named) => TypeDef::Struct(
                         named
@@ -88,6 +165,7 @@ impl RustApi {
                                 (json, (rust, text(&f.ty)))
                             })
                             .collect(),
+                        exhaustive,
                     ),
                     syn::Fields::Unnamed(unnamed) => {
                         TypeDef::Tuple(unnamed.unnamed.iter().map(|f| text(&f.ty)).collect())
@@ -109,8 +187,10 @@ impl RustApi {
                         (v.ident.to_string(), format!("{payload} {json}"))
                     })
                     .collect();
-                self.types
-                    .insert(e.ident.to_string(), TypeDef::Enum(variants));
+                self.types.insert(
+                    e.ident.to_string(),
+                    TypeDef::Enum(variants, Exhaustive::of(&e.attrs)),
+                );
             }
             syn::Item::Type(t) if matches!(t.vis, syn::Visibility::Public(_)) => {
                 self.types
@@ -167,22 +247,32 @@ impl RustApi {
         if let Some(rest) = item.strip_prefix("types::") {
             if let Some((ty, field)) = rest.split_once('.') {
                 let field_of = |api: &RustApi| match api.types.get(ty) {
-                    Some(TypeDef::Struct(fields)) => Some(fields.get(field).cloned()),
+                    Some(TypeDef::Struct(fields, exhaustive)) => {
+                        Some((fields.get(field).cloned(), *exhaustive))
+                    }
                     _ => None,
                 };
                 return match (field_of(old), field_of(new)) {
                     (None, None) => None,
-                    (Some(None), Some(None)) => None,
-                    (Some(Some((_, a))), Some(Some((_, b)))) => {
+                    (Some((None, _)), Some((None, _))) => None,
+                    (Some((Some((_, a)), _)), Some((Some((_, b)), _))) => {
                         Some(a != b || !same_inline_types(old, new, &a, named))
                     }
-                    // A field appearing breaks struct literals; one disappearing breaks readers.
+                    // A field appearing breaks the struct literals and exhaustive patterns of an
+                    // exhaustive struct only; a new struct has no users yet.
+                    (Some((None, exhaustive)), Some((Some(_), _))) => {
+                        Some(exhaustive == Exhaustive::Yes)
+                    }
+                    (None, Some(_)) => Some(false),
+                    // One disappearing breaks readers.
                     _ => Some(true),
                 };
             }
             return match (old.types.get(rest), new.types.get(rest)) {
                 (None, None) => None,
-                (Some(a), Some(b)) => Some(a != b || !same_inline_deps(old, new, a, named)),
+                (Some(a), Some(b)) => Some(
+                    !type_changes(rest, a, b).is_empty() || !same_inline_deps(old, new, a, named),
+                ),
                 (None, Some(_)) => Some(false),
                 (Some(_), None) => Some(true),
             };
@@ -220,44 +310,7 @@ impl RustApi {
                 out.push(format!("types::{name}: removed"));
                 continue;
             };
-            match (a, b) {
-                (TypeDef::Struct(fa), TypeDef::Struct(fb)) => {
-                    for (json, (rust, ty)) in fa {
-                        match fb.get(json) {
-                            None => out.push(format!("types::{name}: field {rust} removed")),
-                            Some((_, other)) if other != ty => out.push(format!(
-                                "types::{name}: field {rust} changed type from {} to {}",
-                                shorten(ty),
-                                shorten(other)
-                            )),
-                            Some(_) => {}
-                        }
-                    }
-                    for (json, (rust, _)) in fb {
-                        if !fa.contains_key(json) {
-                            out.push(format!("types::{name}: field {rust} added"));
-                        }
-                    }
-                }
-                (TypeDef::Enum(va), TypeDef::Enum(vb)) => {
-                    for (variant, payload) in va {
-                        match vb.get(variant) {
-                            None => out.push(format!("types::{name}: variant {variant} removed")),
-                            Some(other) if other != payload => {
-                                out.push(format!("types::{name}: variant {variant} changed"))
-                            }
-                            Some(_) => {}
-                        }
-                    }
-                    for variant in vb.keys() {
-                        if !va.contains_key(variant) {
-                            out.push(format!("types::{name}: variant {variant} added"));
-                        }
-                    }
-                }
-                (a, b) if a != b => out.push(format!("types::{name}: definition changed")),
-                _ => {}
-            }
+            out.extend(type_changes(name, a, b));
         }
         for method in &old.client_methods {
             if !new.client_methods.contains(method) {
@@ -310,7 +363,7 @@ fn same_inline_types_inner(
         }
         match (old.types.get(&ident), new.types.get(&ident)) {
             (Some(a), Some(b)) => {
-                if a != b || !deps_same(old, new, a, named, seen) {
+                if !type_changes(&ident, a, b).is_empty() || !deps_same(old, new, a, named, seen) {
                     return false;
                 }
             }
@@ -333,9 +386,9 @@ fn deps_same(
     seen: &mut BTreeSet<String>,
 ) -> bool {
     let texts: Vec<&String> = match def {
-        TypeDef::Struct(fields) => fields.values().map(|(_, t)| t).collect(),
+        TypeDef::Struct(fields, _) => fields.values().map(|(_, t)| t).collect(),
         TypeDef::Tuple(fields) => fields.iter().collect(),
-        TypeDef::Enum(variants) => variants.values().collect(),
+        TypeDef::Enum(variants, _) => variants.values().collect(),
         TypeDef::Alias(t) => vec![t],
     };
     texts
@@ -569,6 +622,59 @@ mod tests {
         assert_eq!(breaks("builder::GetSessions::take"), None);
         assert_eq!(breaks("Client::get_sessions"), Some(false));
         assert_eq!(breaks("types::Status"), Some(true));
+    }
+
+    #[test]
+    fn additions_to_non_exhaustive_types_are_compatible_and_becoming_one_is_not() {
+        let marked = OLD
+            .replace(
+                "pub struct Session {",
+                "#[non_exhaustive] pub struct Session {",
+            )
+            .replace("pub enum Status", "#[non_exhaustive] pub enum Status");
+        let plain = RustApi::parse(OLD).unwrap();
+        let old = RustApi::parse(&marked).unwrap();
+        let new = RustApi::parse(
+            &marked
+                .replace(
+                    "pub subject_email: ::std::string::String,",
+                    "pub subject_email: ::std::string::String,\n\
+                     #[serde(rename = \"externalReference\")]\n\
+                     pub external_reference: ::std::option::Option<::std::string::String>,",
+                )
+                .replace(
+                    "#[serde(rename = \"A\")] A,",
+                    "#[serde(rename = \"A\")] A, #[serde(rename = \"B\")] B,",
+                ),
+        )
+        .unwrap();
+        assert_eq!(RustApi::incompatibilities(&old, &new), Vec::<String>::new());
+        let breaks = |item| RustApi::item_breaks(&old, &new, item, &named());
+        assert_eq!(breaks("types::Session.externalReference"), Some(false));
+        assert_eq!(breaks("types::Session"), Some(false));
+        assert_eq!(breaks("types::Status"), Some(false));
+        // Removals and type changes stay breaking.
+        let removed = RustApi::parse(&marked.replace(
+            "#[serde(rename = \"subjectEmail\")]\n                pub subject_email: ::std::string::String,",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(
+            RustApi::incompatibilities(&old, &removed),
+            vec!["types::Session: field subject_email removed"]
+        );
+        assert_eq!(
+            RustApi::item_breaks(&old, &removed, "types::Session.subjectEmail", &named()),
+            Some(true)
+        );
+        // Marking a type is itself a break for code written against the unmarked one.
+        assert_eq!(
+            RustApi::incompatibilities(&plain, &old),
+            vec![
+                "types::Session: now #[non_exhaustive] (literals and exhaustive matches outside the crate stop compiling)",
+                "types::Status: now #[non_exhaustive] (literals and exhaustive matches outside the crate stop compiling)",
+            ]
+        );
     }
 
     #[test]

@@ -14,13 +14,16 @@ async fn main() -> anyhow::Result<()> {
 
     let created = client
         .create_session()
-        .body(types::CreateSessionRequest {
-            subject_email: email.parse()?,
-            query_parameters: vec![types::QueryParameterInput {
-                country_code: "GBR".parse()?,
-                data_packages: vec![types::DataPackageInput::Score],
-            }],
-        })
+        .body(
+            types::CreateSessionRequest::builder()
+                .subject_email(email.as_str())
+                .query_parameters(vec![
+                    types::QueryParameterInput::builder()
+                        .country_code("GBR")
+                        .data_packages(vec![types::DataPackageInput::Score])
+                        .build()?,
+                ]),
+        )
         .call()
         .await
         .context("creating the session")?;

@@ -8,6 +8,7 @@ mod decoder_properties;
 mod download;
 mod edge_cases;
 mod errors;
+mod forward_compatible;
 mod hostile_server;
 mod operations;
 mod paging;

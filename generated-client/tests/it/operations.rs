@@ -366,11 +366,12 @@ fn session_path(rest: &str) -> String {
 
 /// A `Source` entry as the datasets start with it.
 fn source(source_id: Option<&str>, status: SourceStatus, country: &str) -> types::Source {
-    types::Source {
-        source_id: source_id.map(str::to_string),
-        status,
-        country_code: Some(country.to_string()),
-    }
+    types::Source::builder()
+        .source_id(source_id.map(str::to_string))
+        .status(status)
+        .country_code(Some(country.to_string()))
+        .build()
+        .unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,32 +397,32 @@ fn completed_session_json() -> Value {
 }
 
 fn completed_session() -> types::Session {
-    types::Session {
-        id: SESSION_ID,
-        created_at_utc: utc("2026-03-02T09:14:27.513Z"),
-        created_by_name: Some("Anna Lindqvist".into()),
-        organizational_unit_name: Some("Retail Lending Baltics".into()),
-        subject_email: None,
-        subject_full_name: Some("Jonas Petraitis".into()),
-        customer_input_deadline_utc: Some(utc("2026-03-09T09:14:27Z")),
-        customer_progress_status: CustomerProgressStatus::CompletedByCustomer,
-        query_parameters: Some(vec![
-            types::QueryParameter {
-                country_code: Some("LTU".into()),
-                data_packages: Some(vec![
+    types::Session::builder()
+        .id(SESSION_ID)
+        .created_at_utc(utc("2026-03-02T09:14:27.513Z"))
+        .created_by_name(Some("Anna Lindqvist".into()))
+        .organizational_unit_name(Some("Retail Lending Baltics".into()))
+        .subject_full_name(Some("Jonas Petraitis".into()))
+        .customer_input_deadline_utc(Some(utc("2026-03-09T09:14:27Z")))
+        .customer_progress_status(CustomerProgressStatus::CompletedByCustomer)
+        .query_parameters(Some(vec![
+            types::QueryParameter::builder()
+                .country_code(Some("LTU".into()))
+                .data_packages(Some(vec![
                     DataPackage::CreditHistory,
                     DataPackage::Score,
                     DataPackage::Unrecognized("INCOME_VERIFICATION".into()),
-                ]),
-            },
-            types::QueryParameter {
-                country_code: Some("LVA".into()),
-                data_packages: None,
-            },
-        ]),
-        customer_input_deadline_extendable_until_utc: None,
-        data_package_upgradable_until_utc: Some(utc("2026-04-01T00:00:00Z")),
-    }
+                ]))
+                .build()
+                .unwrap(),
+            types::QueryParameter::builder()
+                .country_code(Some("LVA".into()))
+                .build()
+                .unwrap(),
+        ]))
+        .data_package_upgradable_until_utc(Some(utc("2026-04-01T00:00:00Z")))
+        .build()
+        .unwrap()
 }
 
 /// A Session just created: waiting for the customer, nothing requested yet visible
@@ -541,19 +542,10 @@ async fn session_lifecycle_operations_send_their_bodies_and_decode_sessions() {
         })),
         201,
         waiting_session_json(SESSION_ID),
-        recorder.client.create_session().body(types::CreateSessionRequest {
-            subject_email: "kadri.tamm@example.ee".parse().unwrap(),
-            query_parameters: vec![
-                types::QueryParameterInput {
-                    country_code: "EST".parse().unwrap(),
-                    data_packages: vec![DataPackageInput::CreditHistory, DataPackageInput::Score, DataPackageInput::Identification],
-                },
-                types::QueryParameterInput {
-                    country_code: "FIN".parse().unwrap(),
-                    data_packages: vec![DataPackageInput::Score],
-                },
-            ],
-        }),
+        recorder.client.create_session().body(types::CreateSessionRequest::builder().subject_email("kadri.tamm@example.ee").query_parameters(vec![
+                types::QueryParameterInput::builder().country_code("EST").data_packages(vec![DataPackageInput::CreditHistory, DataPackageInput::Score, DataPackageInput::Identification]).build().unwrap(),
+                types::QueryParameterInput::builder().country_code("FIN").data_packages(vec![DataPackageInput::Score]).build().unwrap(),
+            ])),
     )
     .await;
     assert_eq!(created.id, SESSION_ID, "CreateSession: id");
@@ -623,12 +615,7 @@ async fn session_lifecycle_operations_send_their_bodies_and_decode_sessions() {
         })),
         200,
         completed_session_json(),
-        recorder.client.update_session().session_id(SESSION_ID).body(types::UpdateSessionRequest {
-            query_parameters: vec![types::QueryParameterInput {
-                country_code: "SWE".parse().unwrap(),
-                data_packages: vec![DataPackageInput::BankAccountCategorization],
-            }],
-        }),
+        recorder.client.update_session().session_id(SESSION_ID).body(types::UpdateSessionRequest::builder().query_parameters(vec![types::QueryParameterInput::builder().country_code("SWE").data_packages(vec![DataPackageInput::BankAccountCategorization]).build().unwrap()])),
     )
     .await;
     assert_eq!(
@@ -729,20 +716,18 @@ async fn session_metadata_operations_decode_their_bodies() {
     assert_eq!(
         files,
         vec![
-            types::SourceFile {
-                id: SOURCE_FILE_ID,
-                source_id: Some("LT-CREDITINFO".into()),
-                type_: Some("XML".into()),
-                name: Some("creditinfo-report.xml".into()),
-                size_in_bytes: Some(48213),
-            },
-            types::SourceFile {
-                id: second_file,
-                source_id: None,
-                type_: None,
-                name: None,
-                size_in_bytes: None,
-            },
+            types::SourceFile::builder()
+                .id(SOURCE_FILE_ID)
+                .source_id(Some("LT-CREDITINFO".into()))
+                .type_(Some("XML".into()))
+                .name(Some("creditinfo-report.xml".into()))
+                .size_in_bytes(Some(48213))
+                .build()
+                .unwrap(),
+            types::SourceFile::builder()
+                .id(second_file)
+                .build()
+                .unwrap(),
         ],
         "GetSourceFiles: decoded list"
     );
@@ -977,10 +962,13 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         .expect("GetNegativeTradelines: items");
     assert_eq!(
         items[0].amount,
-        Some(types::Amount {
-            amount: 1249.99,
-            currency_code: Some("EUR".into())
-        })
+        Some(
+            types::Amount::builder()
+                .amount(1249.99)
+                .currency_code(Some("EUR".into()))
+                .build()
+                .unwrap()
+        )
     );
     assert_eq!(items[0].contract_type, ContractType::CreditCard);
     let creditor = items[0]
@@ -1035,14 +1023,14 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
     let items = scores.scores.expect("GetScores: scores");
     assert_eq!(
         items[0],
-        types::Score {
-            type_: ScoreType::RiskScoreV1,
-            source_id: Some("LT-CREDITINFO".into()),
-            country_code: Some("LTU".into()),
-            original_value: Some("B2".into()),
-            normalized_value: Some("0.0412".into()),
-            unavailable_reason: None,
-        },
+        types::Score::builder()
+            .type_(ScoreType::RiskScoreV1)
+            .source_id(Some("LT-CREDITINFO".into()))
+            .country_code(Some("LTU".into()))
+            .original_value(Some("B2".into()))
+            .normalized_value(Some("0.0412".into()))
+            .build()
+            .unwrap(),
         "GetScores: values are strings"
     );
     assert_eq!(
@@ -1154,10 +1142,13 @@ async fn person_and_legal_datasets_decode() {
     );
     assert_eq!(
         person.given_names,
-        Some(vec![types::StringSourcedValue {
-            value: Some("Jonas".into()),
-            source_ids: Some(vec!["LT-CREDITINFO".into(), "LT-REGITRA".into()]),
-        }]),
+        Some(vec![
+            types::StringSourcedValue::builder()
+                .value(Some("Jonas".into()))
+                .source_ids(Some(vec!["LT-CREDITINFO".into(), "LT-REGITRA".into()]))
+                .build()
+                .unwrap()
+        ]),
         "GetPersonDetails: givenNames"
     );
     assert_eq!(
@@ -1219,11 +1210,11 @@ async fn person_and_legal_datasets_decode() {
         .expect("GetLegalEntities: relations");
     assert_eq!(
         relations[0],
-        types::LegalEntityRelation {
-            type_: LegalEntityRelationType::Unknown,
-            start_date: Some("2019-05-14".into()),
-            end_date: None,
-        }
+        types::LegalEntityRelation::builder()
+            .type_(LegalEntityRelationType::Unknown)
+            .start_date(Some("2019-05-14".into()))
+            .build()
+            .unwrap()
     );
     assert_eq!(
         relations[1].type_,
@@ -1365,16 +1356,17 @@ async fn bank_account_datasets_decode() {
     let items = attachments.attachments.expect("GetAttachments: items");
     assert_eq!(
         items[0],
-        types::Attachment {
-            id: "att-1".into(),
-            source_id: Some("LT-CREDITINFO".into()),
-            attachment_type: AttachmentType::OriginalCreditReport,
-            mime_type: Some("application/pdf".into()),
-            file_name: Some("creditinfo-report.pdf".into()),
-            file_size_bytes: 184320,
-            added_on_utc: "2026-03-05T14:31:02Z".into(),
-            country_code: Some("LTU".into()),
-        },
+        types::Attachment::builder()
+            .id("att-1")
+            .source_id(Some("LT-CREDITINFO".into()))
+            .attachment_type(AttachmentType::OriginalCreditReport)
+            .mime_type(Some("application/pdf".into()))
+            .file_name(Some("creditinfo-report.pdf".into()))
+            .file_size_bytes(184320)
+            .added_on_utc("2026-03-05T14:31:02Z")
+            .country_code(Some("LTU".into()))
+            .build()
+            .unwrap(),
         "GetAttachments: first attachment"
     );
     assert_eq!(
@@ -1450,22 +1442,26 @@ async fn bank_account_datasets_decode() {
     .await;
     assert_eq!(
         categorizations.summary,
-        Some(types::CategorizationPeriodSummary {
-            period_with_income_months: Some(6),
-            period_with_liabilities_months: Some(4),
-        })
+        Some(
+            types::CategorizationPeriodSummary::builder()
+                .period_with_income_months(Some(6))
+                .period_with_liabilities_months(Some(4))
+                .build()
+                .unwrap()
+        )
     );
     let categorization = &categorizations
         .categorizations
         .expect("GetCategorizations: items")[0];
     assert_eq!(
         categorization.accounts.as_ref().unwrap()[0],
-        types::CategorizedAccount {
-            country_code: Some("EST".into()),
-            bank_name: Some("Swedbank AS".into()),
-            account_number: Some("EE382200221020145685".into()),
-            account_holder_names: Some(vec!["Kadri Tamm".into()]),
-        }
+        types::CategorizedAccount::builder()
+            .country_code(Some("EST".into()))
+            .bank_name(Some("Swedbank AS".into()))
+            .account_number(Some("EE382200221020145685".into()))
+            .account_holder_names(Some(vec!["Kadri Tamm".into()]))
+            .build()
+            .unwrap()
     );
     assert_eq!(categorization.total_period_received_months, Some(6));
     assert_eq!(

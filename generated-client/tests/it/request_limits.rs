@@ -47,10 +47,11 @@ fn refusal<T: std::fmt::Debug>(result: Result<T, Error>) -> String {
 }
 
 fn query(country: &str, packages: Vec<DataPackageInput>) -> QueryParameterInput {
-    QueryParameterInput {
-        country_code: country.parse().unwrap(),
-        data_packages: packages,
-    }
+    QueryParameterInput::builder()
+        .country_code(country)
+        .data_packages(packages)
+        .build()
+        .unwrap()
 }
 
 #[tokio::test]
@@ -145,21 +146,23 @@ async fn a_query_parameter_needs_data_packages() {
     );
     // Empty can, and is refused before sending, naming the member.
     let (server, client) = setup().await;
-    let body = CreateSessionRequest {
-        subject_email: "jane.doe@example.com".parse().unwrap(),
-        query_parameters: vec![
+    let body = CreateSessionRequest::builder()
+        .subject_email("jane.doe@example.com")
+        .query_parameters(vec![
             query("GBR", vec![DataPackageInput::Score]),
             query("FIN", vec![]),
-        ],
-    };
+        ])
+        .build()
+        .unwrap();
     let message = refusal(client.create_session().body(body).call().await);
     assert_eq!(
         message,
         "queryParameters[1].dataPackages needs at least 1 item, it has 0"
     );
-    let update = UpdateSessionRequest {
-        query_parameters: vec![query("FIN", vec![])],
-    };
+    let update = UpdateSessionRequest::builder()
+        .query_parameters(vec![query("FIN", vec![])])
+        .build()
+        .unwrap();
     let message = refusal(
         client
             .update_session()
@@ -179,12 +182,15 @@ async fn a_query_parameter_needs_data_packages() {
 async fn query_parameters_are_between_1_and_100() {
     let (server, client) = setup().await;
     for count in [0, 101] {
-        let body = CreateSessionRequest {
-            subject_email: "jane.doe@example.com".parse().unwrap(),
-            query_parameters: (0..count)
-                .map(|_| query("GBR", vec![DataPackageInput::Score]))
-                .collect(),
-        };
+        let body = CreateSessionRequest::builder()
+            .subject_email("jane.doe@example.com")
+            .query_parameters(
+                (0..count)
+                    .map(|_| query("GBR", vec![DataPackageInput::Score]))
+                    .collect::<Vec<_>>(),
+            )
+            .build()
+            .unwrap();
         let message = refusal(client.create_session().body(body).call().await);
         assert!(message.starts_with("queryParameters "), "{message}");
     }
@@ -207,10 +213,11 @@ async fn the_subject_email_must_be_an_address_and_is_never_repeated_in_the_error
         "Jane Doe <jane.doe@example.com>",
         "jane..doe@example.com",
     ] {
-        let body = CreateSessionRequest {
-            subject_email: address.parse().unwrap(),
-            query_parameters: vec![query("GBR", vec![DataPackageInput::Score])],
-        };
+        let body = CreateSessionRequest::builder()
+            .subject_email(address)
+            .query_parameters(vec![query("GBR", vec![DataPackageInput::Score])])
+            .build()
+            .unwrap();
         let error = client.create_session().body(body).call().await.unwrap_err();
         let shown = format!("{error} {error:?}");
         assert!(
@@ -225,10 +232,11 @@ async fn the_subject_email_must_be_an_address_and_is_never_repeated_in_the_error
 #[tokio::test]
 async fn a_request_within_every_limit_is_sent() {
     let (server, client) = setup().await;
-    let body = CreateSessionRequest {
-        subject_email: "jane.doe@example.com".parse().unwrap(),
-        query_parameters: vec![query("GBR", DataPackageInput::ALL.to_vec())],
-    };
+    let body = CreateSessionRequest::builder()
+        .subject_email("jane.doe@example.com")
+        .query_parameters(vec![query("GBR", DataPackageInput::ALL.to_vec())])
+        .build()
+        .unwrap();
     // The canned answer is not a Session; what matters is that the request went out.
     let _ = client.create_session().body(body).call().await;
     assert_eq!(requests_received(&server).await, 1);

@@ -2,6 +2,7 @@
 //! customer again), what the customer still has to do, the PDF report; and the catalog of
 //! packages per country.
 
+use crate::built::Built;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -84,14 +85,20 @@ async fn search_sessions(
         .skip(filters.skip as usize)
         .take(filters.take as usize)
         .collect();
-    let mut response = serde_json::to_value(SessionsResponse {
-        sessions: Some(Vec::new()),
-        paging: Some(Paging {
-            total_count: i32::try_from(total).unwrap_or(i32::MAX),
-            skip: Some(filters.skip),
-            take: Some(filters.take),
-        }),
-    })
+    let mut response = serde_json::to_value(
+        SessionsResponse::builder()
+            .sessions(Some(Vec::new()))
+            .paging(Some(
+                Paging::builder()
+                    .total_count(i32::try_from(total).unwrap_or(i32::MAX))
+                    .skip(Some(filters.skip))
+                    .take(Some(filters.take))
+                    .build()
+                    .built(),
+            ))
+            .build()
+            .built(),
+    )
     .map_err(|error| {
         Problem::internal(format!("The search answer could not be written: {error}."))
     })?;

@@ -5,6 +5,7 @@
 //! tradelines and files, and every endpoint reads from the one [`Dossier`], so the PDF report,
 //! the Excel workbooks, the TSV and the JSON datasets agree.
 
+use crate::built::Built;
 pub mod bank;
 pub mod credit;
 pub mod identity;
@@ -74,10 +75,11 @@ impl Money {
 
     /// The API's `Amount`.
     pub fn amount(self) -> Amount {
-        Amount {
-            amount: self.value(),
-            currency_code: Some(self.currency.to_owned()),
-        }
+        Amount::builder()
+            .amount(self.value())
+            .currency_code(Some(self.currency.to_owned()))
+            .build()
+            .built()
     }
 
     /// Major units as a float (what JSON and the workbooks carry).

@@ -1,6 +1,7 @@
 //! The scores a credit bureau computes from what it holds about the subject: the bureau's own
 //! report (a source file) and the `scores` dataset show the same ones.
 
+use crate::built::Built;
 use creditdata_client::types::{Score, ScoreType, ScoreUnavailableReason};
 
 use super::{CountryData, Dossier, RiskTier, fnv1a};
@@ -11,13 +12,14 @@ pub fn score_items(dossier: &Dossier, data: &CountryData, provider: &Provider) -
     let credit = &data.credit;
     let code = Some(data.country.code.to_owned());
     let source_id = Some(provider.id.to_owned());
-    let unavailable = |type_: ScoreType, reason: ScoreUnavailableReason| Score {
-        type_,
-        source_id: source_id.clone(),
-        country_code: code.clone(),
-        original_value: None,
-        normalized_value: None,
-        unavailable_reason: Some(reason),
+    let unavailable = |type_: ScoreType, reason: ScoreUnavailableReason| {
+        Score::builder()
+            .type_(type_)
+            .source_id(source_id.clone())
+            .country_code(code.clone())
+            .unavailable_reason(Some(reason))
+            .build()
+            .built()
     };
     let main_type = if data.country.code == "GBR" {
         ScoreType::FicoScore
@@ -73,21 +75,21 @@ pub fn score_items(dossier: &Dossier, data: &CountryData, provider: &Provider) -
     };
     let probability = (0.35 * (1.0 - quality).powi(3)).max(0.002);
     vec![
-        Score {
-            type_: main_type,
-            source_id: source_id.clone(),
-            country_code: code.clone(),
-            original_value: Some(original),
-            normalized_value: Some(normalized),
-            unavailable_reason: None,
-        },
-        Score {
-            type_: ScoreType::ProbabilityOfDefault,
-            source_id,
-            country_code: code,
-            original_value: Some(format!("{:.2}%", probability * 100.0)),
-            normalized_value: Some(format!("{probability:.4}")),
-            unavailable_reason: None,
-        },
+        Score::builder()
+            .type_(main_type)
+            .source_id(source_id.clone())
+            .country_code(code.clone())
+            .original_value(Some(original))
+            .normalized_value(Some(normalized))
+            .build()
+            .built(),
+        Score::builder()
+            .type_(ScoreType::ProbabilityOfDefault)
+            .source_id(source_id)
+            .country_code(code)
+            .original_value(Some(format!("{:.2}%", probability * 100.0)))
+            .normalized_value(Some(format!("{probability:.4}")))
+            .build()
+            .built(),
     ]
 }

@@ -5,6 +5,7 @@
 //! and the clock ([`SessionRecord::settle`]): reads settle a copy, writes settle the stored record
 //! first, so nothing depends on a background timer.
 
+use crate::built::Built;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
@@ -300,44 +301,44 @@ impl SessionRecord {
 
     /// The API view of a settled record.
     pub fn to_api(&self, config: &MockConfig, full_name: Option<String>) -> Session {
-        Session {
-            id: self.id,
-            created_at_utc: self.created_at,
-            created_by_name: Some(self.created_by_name.clone()),
-            organizational_unit_name: self.organizational_unit_name.clone(),
-            subject_email: Some(self.subject_email.clone()),
-            subject_full_name: full_name,
-            customer_input_deadline_utc: Some(self.deadline),
-            customer_progress_status: self.progress.status(),
-            query_parameters: Some(
+        Session::builder()
+            .id(self.id)
+            .created_at_utc(self.created_at)
+            .created_by_name(Some(self.created_by_name.clone()))
+            .organizational_unit_name(self.organizational_unit_name.clone())
+            .subject_email(Some(self.subject_email.clone()))
+            .subject_full_name(full_name)
+            .customer_input_deadline_utc(Some(self.deadline))
+            .customer_progress_status(self.progress.status())
+            .query_parameters(Some(
                 self.countries
                     .iter()
-                    .map(|country| QueryParameter {
-                        country_code: Some(country.country.clone()),
-                        data_packages: Some(
-                            country
-                                .packages
-                                .iter()
-                                .map(|p| package_output(p.package))
-                                .collect(),
-                        ),
+                    .map(|country| {
+                        QueryParameter::builder()
+                            .country_code(Some(country.country.clone()))
+                            .data_packages(Some(
+                                country
+                                    .packages
+                                    .iter()
+                                    .map(|p| package_output(p.package))
+                                    .collect(),
+                            ))
+                            .build()
+                            .built()
                     })
                     .collect(),
-            ),
-            customer_input_deadline_extendable_until_utc: self.extendable_until(config),
-            data_package_upgradable_until_utc: self.upgradable_until(config),
-        }
+            ))
+            .customer_input_deadline_extendable_until_utc(self.extendable_until(config))
+            .data_package_upgradable_until_utc(self.upgradable_until(config))
+            .build()
+            .built()
     }
 }
 
-/// The response-side spelling of a requested package.
+/// The response-side spelling of a requested package: the same value on the wire, so a package
+/// a release adds needs no line here.
 pub fn package_output(package: DataPackageInput) -> DataPackage {
-    match package {
-        DataPackageInput::CreditHistory => DataPackage::CreditHistory,
-        DataPackageInput::Score => DataPackage::Score,
-        DataPackageInput::BankAccountCategorization => DataPackage::BankAccountCategorization,
-        DataPackageInput::Identification => DataPackage::Identification,
-    }
+    DataPackage::from(package.to_string())
 }
 
 /// All sessions, and who is signed in.

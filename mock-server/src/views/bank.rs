@@ -1,6 +1,7 @@
 //! Bank data: the delivered accounts, their statements and the categorization of their
 //! transactions.
 
+use crate::built::Built;
 use std::collections::BTreeMap;
 
 use chrono::Datelike;
@@ -9,7 +10,7 @@ use creditdata_client::types::{
     CategorizationSummary, CategorizationSummaryStatus, CategorizationsResponse,
     CategorizationsSummaryResponse, CategorizedAccount, SourceStatus,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{View, money, object};
 use crate::catalog::{Dataset, Provider};
@@ -43,10 +44,10 @@ impl View<'_> {
             .into_iter()
             .map(|(data, provider, account)| {
                 let closing = account.closing();
-                AccountStatement {
-                    id: Some(account.id.to_string()),
-                    source_id: Some(provider.id.to_owned()),
-                    extra: object(json!({
+                AccountStatement::builder()
+                    .id(Some(account.id.to_string()))
+                    .source_id(Some(provider.id.to_owned()))
+                    .extra(object(json!({
                         "countryCode": data.country.code,
                         "bankName": account.bank,
                         "accountNumber": account.iban,
@@ -71,15 +72,16 @@ impl View<'_> {
                             "category": t.category,
                             "subcategory": t.subcategory,
                         })).collect::<Vec<_>>(),
-                    })),
-                }
+                    })))
+                    .build()
+                    .built()
             })
             .collect();
-        AccountStatementsResponse {
-            sources: Some(self.sources(Dataset::AccountStatements)),
-            account_statements: Some(items),
-            extra: Map::new(),
-        }
+        AccountStatementsResponse::builder()
+            .sources(Some(self.sources(Dataset::AccountStatements)))
+            .account_statements(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../categorizations` (deprecated)
@@ -111,35 +113,47 @@ impl View<'_> {
                 .map(|a| a.missing_months.len() as u32)
                 .max()
                 .unwrap_or(0);
-            categorizations.push(Categorization {
-                accounts: Some(
-                    accounts
-                        .iter()
-                        .map(|account| CategorizedAccount {
-                            country_code: Some(data.country.code.to_owned()),
-                            bank_name: Some(account.bank.clone()),
-                            account_number: Some(account.iban.clone()),
-                            account_holder_names: Some(vec![account.holder.clone()]),
-                        })
-                        .collect(),
+            categorizations.push(
+                Categorization::builder()
+                    .accounts(Some(
+                        accounts
+                            .iter()
+                            .map(|account| {
+                                CategorizedAccount::builder()
+                                    .country_code(Some(data.country.code.to_owned()))
+                                    .bank_name(Some(account.bank.clone()))
+                                    .account_number(Some(account.iban.clone()))
+                                    .account_holder_names(Some(vec![account.holder.clone()]))
+                                    .build()
+                                    .built()
+                            })
+                            .collect(),
+                    ))
+                    .total_period_months(Some(total_months as i32))
+                    .total_period_received_months(Some(total_months.saturating_sub(missing) as i32))
+                    .extra(object(json!({
+                        "sourceId": provider.id,
+                        "currencyCode": data.country.currency,
+                        "categories": category_totals(&accounts),
+                    })))
+                    .build()
+                    .built(),
+            );
+        }
+        CategorizationsResponse::builder()
+            .sources(Some(self.sources(Dataset::Categorizations)))
+            .summary(
+                (!delivered.is_empty()).then_some(
+                    CategorizationPeriodSummary::builder()
+                        .period_with_income_months(Some(income_months.len() as i32))
+                        .period_with_liabilities_months(Some(liability_months.len() as i32))
+                        .build()
+                        .built(),
                 ),
-                total_period_months: Some(total_months as i32),
-                total_period_received_months: Some(total_months.saturating_sub(missing) as i32),
-                extra: object(json!({
-                    "sourceId": provider.id,
-                    "currencyCode": data.country.currency,
-                    "categories": category_totals(&accounts),
-                })),
-            });
-        }
-        CategorizationsResponse {
-            sources: Some(self.sources(Dataset::Categorizations)),
-            summary: (!delivered.is_empty()).then_some(CategorizationPeriodSummary {
-                period_with_income_months: Some(income_months.len() as i32),
-                period_with_liabilities_months: Some(liability_months.len() as i32),
-            }),
-            categorizations: Some(categorizations),
-        }
+            )
+            .categorizations(Some(categorizations))
+            .build()
+            .built()
     }
 
     /// The summary's status: the providers' statuses combined, `SOME_DATA_MISSING` when some
@@ -201,13 +215,16 @@ impl View<'_> {
         let status = self.categorization_status();
         let accounts = self.accounts();
         if accounts.is_empty() {
-            return CategorizationsSummaryResponse {
-                summary: Some(CategorizationSummary {
-                    status,
-                    count_of_institutions: Some(0),
-                    extra: Map::new(),
-                }),
-            };
+            return CategorizationsSummaryResponse::builder()
+                .summary(Some(
+                    CategorizationSummary::builder()
+                        .status(status)
+                        .count_of_institutions(Some(0))
+                        .build()
+                        .built(),
+                ))
+                .build()
+                .built();
         }
         let mut institutions: BTreeMap<(String, String), (String, usize, Vec<String>)> =
             BTreeMap::new();
@@ -301,13 +318,17 @@ impl View<'_> {
                 "missingMonths": missing,
             })).collect::<Vec<_>>(),
         }));
-        CategorizationsSummaryResponse {
-            summary: Some(CategorizationSummary {
-                status,
-                count_of_institutions: Some(institutions.len() as i32),
-                extra,
-            }),
-        }
+        CategorizationsSummaryResponse::builder()
+            .summary(Some(
+                CategorizationSummary::builder()
+                    .status(status)
+                    .count_of_institutions(Some(institutions.len() as i32))
+                    .extra(extra)
+                    .build()
+                    .built(),
+            ))
+            .build()
+            .built()
     }
 }
 

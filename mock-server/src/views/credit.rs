@@ -1,6 +1,7 @@
 //! The bureaus' and registers' datasets: tradelines, court cases, legal entities, registry
 //! incomes, immovables, metrics and scores.
 
+use crate::built::Built;
 use chrono::Datelike;
 use creditdata_client::types::{
     ContractType, CourtAndInsolvenciesResponse, CourtAndInsolvencyCase, Creditor, Immovable,
@@ -9,7 +10,7 @@ use creditdata_client::types::{
     NegativeTradelinesResponse, PositiveTradeline, PositiveTradelinesResponse, RegistryIncome,
     RegistryIncomesResponse, ScoresResponse,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{View, money, object};
 use crate::catalog::Dataset;
@@ -22,29 +23,36 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::NegativeTradelines) {
             for entry in &data.credit.negative {
-                items.push(NegativeTradeline {
-                    source_id: Some(provider.id.to_owned()),
-                    amount: Some(entry.amount.amount()),
-                    contract_type: entry.contract_type.clone(),
-                    creditor: Some(Creditor {
-                        sector: entry.sector.clone(),
-                        extra: object(json!({ "name": entry.creditor })),
-                    }),
-                    extra: object(json!({
-                        "id": entry.id,
-                        "countryCode": data.country.code,
-                        "registeredDate": entry.registered.to_string(),
-                        "daysPastDue": entry.days_past_due,
-                        "status": entry.status,
-                        "settledDate": entry.settled.map(|d| d.to_string()),
-                    })),
-                });
+                items.push(
+                    NegativeTradeline::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .amount(Some(entry.amount.amount()))
+                        .contract_type(entry.contract_type.clone())
+                        .creditor(Some(
+                            Creditor::builder()
+                                .sector(entry.sector.clone())
+                                .extra(object(json!({ "name": entry.creditor })))
+                                .build()
+                                .built(),
+                        ))
+                        .extra(object(json!({
+                            "id": entry.id,
+                            "countryCode": data.country.code,
+                            "registeredDate": entry.registered.to_string(),
+                            "daysPastDue": entry.days_past_due,
+                            "status": entry.status,
+                            "settledDate": entry.settled.map(|d| d.to_string()),
+                        })))
+                        .build()
+                        .built(),
+                );
             }
         }
-        NegativeTradelinesResponse {
-            sources: Some(self.sources(Dataset::NegativeTradelines)),
-            negative_tradelines: Some(items),
-        }
+        NegativeTradelinesResponse::builder()
+            .sources(Some(self.sources(Dataset::NegativeTradelines)))
+            .negative_tradelines(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../positive-tradelines`
@@ -52,29 +60,32 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::PositiveTradelines) {
             for line in &data.credit.positive {
-                items.push(PositiveTradeline {
-                    source_id: Some(provider.id.to_owned()),
-                    extra: object(json!({
-                        "id": line.id,
-                        "countryCode": data.country.code,
-                        "contractType": contract_type_name(&line.contract_type),
-                        "creditorName": line.creditor,
-                        "openedDate": line.opened.to_string(),
-                        "endDate": line.ends.map(|d| d.to_string()),
-                        "originalAmount": money(line.original),
-                        "outstandingBalance": money(line.outstanding),
-                        "monthlyInstallment": money(line.monthly_installment),
-                        "status": line.status,
-                        "coBorrower": line.co_borrowed,
-                    })),
-                });
+                items.push(
+                    PositiveTradeline::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .extra(object(json!({
+                            "id": line.id,
+                            "countryCode": data.country.code,
+                            "contractType": contract_type_name(&line.contract_type),
+                            "creditorName": line.creditor,
+                            "openedDate": line.opened.to_string(),
+                            "endDate": line.ends.map(|d| d.to_string()),
+                            "originalAmount": money(line.original),
+                            "outstandingBalance": money(line.outstanding),
+                            "monthlyInstallment": money(line.monthly_installment),
+                            "status": line.status,
+                            "coBorrower": line.co_borrowed,
+                        })))
+                        .build()
+                        .built(),
+                );
             }
         }
-        PositiveTradelinesResponse {
-            sources: Some(self.sources(Dataset::PositiveTradelines)),
-            positive_tradelines: Some(items),
-            extra: Map::new(),
-        }
+        PositiveTradelinesResponse::builder()
+            .sources(Some(self.sources(Dataset::PositiveTradelines)))
+            .positive_tradelines(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../court-and-insolvencies`
@@ -82,27 +93,30 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::CourtAndInsolvencies) {
             for case in &data.credit.court {
-                items.push(CourtAndInsolvencyCase {
-                    source_id: Some(provider.id.to_owned()),
-                    extra: object(json!({
-                        "caseNumber": case.case_number,
-                        "countryCode": data.country.code,
-                        "court": case.court,
-                        "caseType": case.kind,
-                        "status": case.status,
-                        "filedDate": case.filed.to_string(),
-                        "decisionDate": case.decided.map(|d| d.to_string()),
-                        "claimAmount": money(case.claim),
-                        "claimant": case.claimant,
-                    })),
-                });
+                items.push(
+                    CourtAndInsolvencyCase::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .extra(object(json!({
+                            "caseNumber": case.case_number,
+                            "countryCode": data.country.code,
+                            "court": case.court,
+                            "caseType": case.kind,
+                            "status": case.status,
+                            "filedDate": case.filed.to_string(),
+                            "decisionDate": case.decided.map(|d| d.to_string()),
+                            "claimAmount": money(case.claim),
+                            "claimant": case.claimant,
+                        })))
+                        .build()
+                        .built(),
+                );
             }
         }
-        CourtAndInsolvenciesResponse {
-            sources: Some(self.sources(Dataset::CourtAndInsolvencies)),
-            court_and_insolvencies: Some(items),
-            extra: Map::new(),
-        }
+        CourtAndInsolvenciesResponse::builder()
+            .sources(Some(self.sources(Dataset::CourtAndInsolvencies)))
+            .court_and_insolvencies(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../legal-entities`
@@ -110,21 +124,28 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::LegalEntities) {
             for company in &data.credit.companies {
-                items.push(LegalEntity {
-                    source_id: Some(provider.id.to_owned()),
-                    name: Some(company.name.clone()),
-                    relations: Some(vec![LegalEntityRelation {
-                        type_: LegalEntityRelationType::Unknown,
-                        start_date: Some(company.start.to_string()),
-                        end_date: company.end.map(|d| d.to_string()),
-                    }]),
-                });
+                items.push(
+                    LegalEntity::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .name(Some(company.name.clone()))
+                        .relations(Some(vec![
+                            LegalEntityRelation::builder()
+                                .type_(LegalEntityRelationType::Unknown)
+                                .start_date(Some(company.start.to_string()))
+                                .end_date(company.end.map(|d| d.to_string()))
+                                .build()
+                                .built(),
+                        ]))
+                        .build()
+                        .built(),
+                );
             }
         }
-        LegalEntitiesResponse {
-            sources: Some(self.sources(Dataset::LegalEntities)),
-            legal_entities: Some(items),
-        }
+        LegalEntitiesResponse::builder()
+            .sources(Some(self.sources(Dataset::LegalEntities)))
+            .legal_entities(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../registry-incomes`
@@ -132,19 +153,23 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::RegistryIncomes) {
             for income in &data.credit.incomes {
-                items.push(RegistryIncome {
-                    source_id: Some(provider.id.to_owned()),
-                    assessment_year: Some(income.year),
-                    gross_income: Some(income.gross.amount()),
-                    net_income: Some(income.net.amount()),
-                    total_tax_amount: Some(income.tax.amount()),
-                });
+                items.push(
+                    RegistryIncome::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .assessment_year(Some(income.year))
+                        .gross_income(Some(income.gross.amount()))
+                        .net_income(Some(income.net.amount()))
+                        .total_tax_amount(Some(income.tax.amount()))
+                        .build()
+                        .built(),
+                );
             }
         }
-        RegistryIncomesResponse {
-            sources: Some(self.sources(Dataset::RegistryIncomes)),
-            incomes: Some(items),
-        }
+        RegistryIncomesResponse::builder()
+            .sources(Some(self.sources(Dataset::RegistryIncomes)))
+            .incomes(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../immovables`
@@ -152,28 +177,31 @@ impl View<'_> {
         let mut items = Vec::new();
         for (data, provider) in self.delivered(Dataset::Immovables) {
             for property in &data.credit.properties {
-                items.push(Immovable {
-                    source_id: Some(provider.id.to_owned()),
-                    extra: object(json!({
-                        "id": property.id,
-                        "countryCode": data.country.code,
-                        "type": property.kind,
-                        "address": property.address.to_json(),
-                        "registryNumber": property.registry_number,
-                        "ownershipShare": format!("{}/{}", property.share.0, property.share.1),
-                        "acquiredDate": property.acquired.to_string(),
-                        "areaSquareMeters": property.area_m2,
-                        "mortgaged": property.mortgaged,
-                        "assessedValue": money(property.assessed_value),
-                    })),
-                });
+                items.push(
+                    Immovable::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .extra(object(json!({
+                            "id": property.id,
+                            "countryCode": data.country.code,
+                            "type": property.kind,
+                            "address": property.address.to_json(),
+                            "registryNumber": property.registry_number,
+                            "ownershipShare": format!("{}/{}", property.share.0, property.share.1),
+                            "acquiredDate": property.acquired.to_string(),
+                            "areaSquareMeters": property.area_m2,
+                            "mortgaged": property.mortgaged,
+                            "assessedValue": money(property.assessed_value),
+                        })))
+                        .build()
+                        .built(),
+                );
             }
         }
-        ImmovablesResponse {
-            sources: Some(self.sources(Dataset::Immovables)),
-            immovables: Some(items),
-            extra: Map::new(),
-        }
+        ImmovablesResponse::builder()
+            .sources(Some(self.sources(Dataset::Immovables)))
+            .immovables(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../metrics`: figures each bureau derives from its own tradelines.
@@ -183,16 +211,19 @@ impl View<'_> {
             let currency = data.country.currency;
             let credit = &data.credit;
             let mut push = |name: &str, value: Value, unit: &str, description: &str| {
-                items.push(Metric {
-                    source_id: Some(provider.id.to_owned()),
-                    extra: object(json!({
-                        "countryCode": data.country.code,
-                        "name": name,
-                        "value": value,
-                        "unit": unit,
-                        "description": description,
-                    })),
-                });
+                items.push(
+                    Metric::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .extra(object(json!({
+                            "countryCode": data.country.code,
+                            "name": name,
+                            "value": value,
+                            "unit": unit,
+                            "description": description,
+                        })))
+                        .build()
+                        .built(),
+                );
             };
             if provider.delivers(Dataset::PositiveTradelines) {
                 let active: Vec<_> = credit
@@ -276,11 +307,11 @@ impl View<'_> {
                 );
             }
         }
-        MetricsResponse {
-            sources: Some(self.sources(Dataset::Metrics)),
-            metrics: Some(items),
-            extra: Map::new(),
-        }
+        MetricsResponse::builder()
+            .sources(Some(self.sources(Dataset::Metrics)))
+            .metrics(Some(items))
+            .build()
+            .built()
     }
 
     /// `GET .../scores`
@@ -289,10 +320,11 @@ impl View<'_> {
         for (data, provider) in self.delivered(Dataset::Scores) {
             items.extend(score_items(self.dossier, data, provider));
         }
-        ScoresResponse {
-            sources: Some(self.sources(Dataset::Scores)),
-            scores: Some(items),
-        }
+        ScoresResponse::builder()
+            .sources(Some(self.sources(Dataset::Scores)))
+            .scores(Some(items))
+            .build()
+            .built()
     }
 }
 

@@ -7,6 +7,7 @@
 //! `PACKAGE_UPGRADE_REQUIRED`; a package or country the catalog does not offer reports
 //! `UNSUPPORTED_COUNTRY`.
 
+use crate::built::Built;
 mod bank;
 mod credit;
 mod described;
@@ -89,11 +90,13 @@ impl View<'_> {
         for request in &self.record.countries {
             let code = request.country.as_str();
             let Some(country) = catalog::country(code) else {
-                sources.push(Source {
-                    source_id: None,
-                    country_code: Some(code.to_owned()),
-                    status: SourceStatus::UnsupportedCountry,
-                });
+                sources.push(
+                    Source::builder()
+                        .country_code(Some(code.to_owned()))
+                        .status(SourceStatus::UnsupportedCountry)
+                        .build()
+                        .built(),
+                );
                 continue;
             };
             let providers: Vec<&Provider> = country
@@ -102,18 +105,23 @@ impl View<'_> {
                 .filter(|provider| provider.delivers(dataset))
                 .collect();
             if providers.is_empty() && !country.offers(dataset.package()) {
-                sources.push(Source {
-                    source_id: None,
-                    country_code: Some(code.to_owned()),
-                    status: SourceStatus::UnsupportedCountry,
-                });
+                sources.push(
+                    Source::builder()
+                        .country_code(Some(code.to_owned()))
+                        .status(SourceStatus::UnsupportedCountry)
+                        .build()
+                        .built(),
+                );
             }
             for provider in providers {
-                sources.push(Source {
-                    source_id: Some(provider.id.to_owned()),
-                    country_code: Some(code.to_owned()),
-                    status: self.status(code, provider, dataset),
-                });
+                sources.push(
+                    Source::builder()
+                        .source_id(Some(provider.id.to_owned()))
+                        .country_code(Some(code.to_owned()))
+                        .status(self.status(code, provider, dataset))
+                        .build()
+                        .built(),
+                );
             }
         }
         sources

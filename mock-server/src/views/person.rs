@@ -1,11 +1,12 @@
 //! `person-details`: who the subject is, as the providers that identified them report it.
 
+use crate::built::Built;
 use creditdata_client::types::{
     AddressSourcedValue, DateOnlySourcedValue, DocumentSourcedValue, MaritalStatusTypeSourcedValue,
     PersonDetailsResponse, PersonalIdentityCodeSourcedValue, StringSourcedValue,
     UntypedSourcedValue,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{View, object};
 use crate::catalog::Dataset;
@@ -19,10 +20,13 @@ impl View<'_> {
         let all = || (!ids.is_empty()).then(|| ids.clone());
         let strings = |value: &str| -> Vec<StringSourcedValue> {
             all().map_or_else(Vec::new, |ids| {
-                vec![StringSourcedValue {
-                    value: Some(value.to_owned()),
-                    source_ids: Some(ids),
-                }]
+                vec![
+                    StringSourcedValue::builder()
+                        .value(Some(value.to_owned()))
+                        .source_ids(Some(ids))
+                        .build()
+                        .built(),
+                ]
             })
         };
         let untyped =
@@ -33,86 +37,104 @@ impl View<'_> {
             .map(|(_, p)| p.id.to_owned())
             .collect();
         let mut addresses: Vec<AddressSourcedValue> = untyped(person.address.to_json())
-            .map(|(value, ids)| AddressSourcedValue {
-                value: Some(object_with(value, "addressType", "CURRENT")),
-                source_ids: Some(ids),
-                extra: Map::new(),
+            .map(|(value, ids)| {
+                AddressSourcedValue::builder()
+                    .value(Some(object_with(value, "addressType", "CURRENT")))
+                    .source_ids(Some(ids))
+                    .build()
+                    .built()
             })
             .into_iter()
             .collect();
         if let Some(previous) = &person.previous_address
             && !home_ids.is_empty()
         {
-            addresses.push(AddressSourcedValue {
-                value: Some(object_with(previous.to_json(), "addressType", "PREVIOUS")),
-                source_ids: Some(home_ids.clone()),
-                extra: Map::new(),
-            });
+            addresses.push(
+                AddressSourcedValue::builder()
+                    .value(Some(object_with(
+                        previous.to_json(),
+                        "addressType",
+                        "PREVIOUS",
+                    )))
+                    .source_ids(Some(home_ids.clone()))
+                    .build()
+                    .built(),
+            );
         }
-        PersonDetailsResponse {
-            sources: Some(self.sources(Dataset::PersonDetails)),
-            given_names: Some(strings(&person.given_name)),
-            family_names: Some(strings(&person.family_name)),
-            birth_dates: Some(
+        PersonDetailsResponse::builder()
+            .sources(Some(self.sources(Dataset::PersonDetails)))
+            .given_names(Some(strings(&person.given_name)))
+            .family_names(Some(strings(&person.family_name)))
+            .birth_dates(Some(
                 untyped(json!(person.birth_date.to_string()))
-                    .map(|(value, ids)| DateOnlySourcedValue {
-                        value: Some(value),
-                        source_ids: Some(ids),
-                        extra: Map::new(),
+                    .map(|(value, ids)| {
+                        DateOnlySourcedValue::builder()
+                            .value(Some(value))
+                            .source_ids(Some(ids))
+                            .build()
+                            .built()
                     })
                     .into_iter()
                     .collect(),
-            ),
-            personal_identity_codes: Some(
+            ))
+            .personal_identity_codes(Some(
                 untyped(json!({
                     "code": person.identity_code,
                     "countryCode": person.home.code,
                     "type": "NATIONAL_IDENTITY_NUMBER",
                 }))
-                .map(|(value, ids)| PersonalIdentityCodeSourcedValue {
-                    value: Some(value),
-                    source_ids: Some(ids),
-                    extra: Map::new(),
+                .map(|(value, ids)| {
+                    PersonalIdentityCodeSourcedValue::builder()
+                        .value(Some(value))
+                        .source_ids(Some(ids))
+                        .build()
+                        .built()
                 })
                 .into_iter()
                 .collect(),
-            ),
-            telephones: Some(strings(&person.phone)),
-            emails: Some(strings(&person.email)),
-            addresses: Some(addresses),
-            documents: Some(
+            ))
+            .telephones(Some(strings(&person.phone)))
+            .emails(Some(strings(&person.email)))
+            .addresses(Some(addresses))
+            .documents(Some(
                 untyped(person.document.to_json())
-                    .map(|(value, ids)| DocumentSourcedValue {
-                        value: Some(value),
-                        source_ids: Some(ids),
-                        extra: Map::new(),
+                    .map(|(value, ids)| {
+                        DocumentSourcedValue::builder()
+                            .value(Some(value))
+                            .source_ids(Some(ids))
+                            .build()
+                            .built()
                     })
                     .into_iter()
                     .collect(),
-            ),
-            citizenships: Some(strings(person.home.code)),
-            marital_statuses: Some(
+            ))
+            .citizenships(Some(strings(person.home.code)))
+            .marital_statuses(Some(
                 untyped(json!(person.marital_status))
-                    .map(|(value, ids)| MaritalStatusTypeSourcedValue {
-                        value: Some(value),
-                        source_ids: Some(ids),
-                        extra: Map::new(),
+                    .map(|(value, ids)| {
+                        MaritalStatusTypeSourcedValue::builder()
+                            .value(Some(value))
+                            .source_ids(Some(ids))
+                            .build()
+                            .built()
                     })
                     .into_iter()
                     .collect(),
-            ),
-            underage_children_counts: Some(
+            ))
+            .underage_children_counts(Some(
                 untyped(json!(person.children))
-                    .map(|(value, ids)| UntypedSourcedValue {
-                        value: Some(value),
-                        source_ids: Some(ids),
-                        extra: Map::new(),
+                    .map(|(value, ids)| {
+                        UntypedSourcedValue::builder()
+                            .value(Some(value))
+                            .source_ids(Some(ids))
+                            .build()
+                            .built()
                     })
                     .into_iter()
                     .collect(),
-            ),
-            extra: Map::new(),
-        }
+            ))
+            .build()
+            .built()
     }
 }
 

@@ -1,10 +1,11 @@
 //! What the customer still has to do, and the catalog of packages per country.
 
+use crate::built::Built;
 use creditdata_client::types::{
     ConsumerPackage, ConsumerPackagesResponse, DataPackageInput, InputRequirement,
     InputRequirementsResponse,
 };
-use serde_json::{Map, json};
+use serde_json::json;
 
 use super::{View, object};
 use crate::catalog::{self, ProviderKind};
@@ -56,35 +57,27 @@ impl View<'_> {
                         ),
                     ),
                 };
-                items.push(InputRequirement {
-                    source_id: Some(provider.id.to_owned()),
-                    country_code: Some(country.code.to_owned()),
-                    extra: object(json!({
+                items.push(InputRequirement::builder().source_id(Some(provider.id.to_owned())).country_code(Some(country.code.to_owned())).extra(object(json!({
                         "type": kind,
                         "description": description,
                         "dataPackages": packages.iter().map(|p| package_output(*p)).collect::<Vec<_>>(),
                         "dueUtc": self.record.deadline,
-                    })),
-                });
+                    }))).build().built());
             }
         }
-        InputRequirementsResponse {
-            input_requirements: Some(items),
-            extra: Map::new(),
-        }
+        InputRequirementsResponse::builder()
+            .input_requirements(Some(items))
+            .build()
+            .built()
     }
 }
 
 /// `GET /v1/consumer/packages`: every catalog country with the packages it offers.
 pub fn consumer_packages() -> ConsumerPackagesResponse {
-    ConsumerPackagesResponse {
-        packages: Some(
+    ConsumerPackagesResponse::builder().packages(Some(
             catalog::COUNTRIES
                 .iter()
-                .map(|country| ConsumerPackage {
-                    country_code: Some(country.code.to_owned()),
-                    data_packages: Some(country.packages().into_iter().map(package_output).collect()),
-                    extra: object(json!({
+                .map(|country| ConsumerPackage::builder().country_code(Some(country.code.to_owned())).data_packages(Some(country.packages().into_iter().map(package_output).collect())).extra(object(json!({
                         "countryName": country.name,
                         "sources": country.providers.iter().map(|p| json!({
                             "sourceId": p.id,
@@ -95,10 +88,7 @@ pub fn consumer_packages() -> ConsumerPackagesResponse {
                                 .map(|package| package_output(*package))
                                 .collect::<Vec<_>>(),
                         })).collect::<Vec<_>>(),
-                    })),
-                })
+                    }))).build().built())
                 .collect(),
-        ),
-        extra: Map::new(),
-    }
+        )).build().built()
 }

@@ -1,5 +1,6 @@
 //! Source files: the providers' original reports, listed and with their content.
 
+use crate::built::Built;
 use creditdata_client::types::{SourceFile, SourceFileContent};
 use uuid::Uuid;
 
@@ -14,13 +15,14 @@ impl View<'_> {
             .into_iter()
             .map(|(data, provider)| {
                 let file = files::source_file(self.dossier, data, provider);
-                SourceFile {
-                    id: file.id,
-                    source_id: Some(provider.id.to_owned()),
-                    type_: Some(file.kind.to_owned()),
-                    name: Some(file.name.clone()),
-                    size_in_bytes: Some(file.content.len() as i64),
-                }
+                SourceFile::builder()
+                    .id(file.id)
+                    .source_id(Some(provider.id.to_owned()))
+                    .type_(Some(file.kind.to_owned()))
+                    .name(Some(file.name.clone()))
+                    .size_in_bytes(Some(file.content.len() as i64))
+                    .build()
+                    .built()
             })
             .collect()
     }
@@ -32,14 +34,17 @@ impl View<'_> {
             .into_iter()
             .map(|(data, provider)| (provider, files::source_file(self.dossier, data, provider)))
             .find(|(_, file)| file.id == id)
-            .map(|(provider, file)| SourceFileContent {
-                source_id: Some(provider.id.to_owned()),
-                type_: Some(file.kind.to_owned()),
-                name: Some(file.name.clone()),
-                size_in_bytes: Some(file.content.len() as i64),
-                content_base64: Some(
-                    base64::engine::general_purpose::STANDARD.encode(&*file.content),
-                ),
+            .map(|(provider, file)| {
+                SourceFileContent::builder()
+                    .source_id(Some(provider.id.to_owned()))
+                    .type_(Some(file.kind.to_owned()))
+                    .name(Some(file.name.clone()))
+                    .size_in_bytes(Some(file.content.len() as i64))
+                    .content_base64(Some(
+                        base64::engine::general_purpose::STANDARD.encode(&*file.content),
+                    ))
+                    .build()
+                    .built()
             })
     }
 }

@@ -29,10 +29,11 @@ macro_rules! answer {
 }
 
 fn query(country: &str, packages: &[DataPackageInput]) -> QueryParameterInput {
-    QueryParameterInput {
-        country_code: country.parse().expect("a well-formed country code"),
-        data_packages: packages.to_vec(),
-    }
+    QueryParameterInput::builder()
+        .country_code(country)
+        .data_packages(packages.to_vec())
+        .build()
+        .unwrap()
 }
 
 const ALL: [DataPackageInput; 4] = [
@@ -104,17 +105,18 @@ async fn a_whole_session_life_through_the_generated_client() {
     // Create: FIN with everything, SWE with credit data only, a country the catalog lacks.
     let created = client
         .create_session()
-        .body(CreateSessionRequest {
-            subject_email: "jane.doe@example.com".parse().expect("an e-mail address"),
-            query_parameters: vec![
-                query("FIN", &ALL),
-                query(
-                    "SWE",
-                    &[DataPackageInput::CreditHistory, DataPackageInput::Score],
-                ),
-                query("NOR", &[DataPackageInput::Score]),
-            ],
-        })
+        .body(
+            CreateSessionRequest::builder()
+                .subject_email("jane.doe@example.com")
+                .query_parameters(vec![
+                    query("FIN", &ALL),
+                    query(
+                        "SWE",
+                        &[DataPackageInput::CreditHistory, DataPackageInput::Score],
+                    ),
+                    query("NOR", &[DataPackageInput::Score]),
+                ]),
+        )
         .call()
         .await
         .expect("create");
@@ -515,13 +517,11 @@ async fn a_whole_session_life_through_the_generated_client() {
     let patched = client
         .update_session()
         .session_id(id)
-        .body(UpdateSessionRequest {
-            query_parameters: vec![
-                query("FIN", &[DataPackageInput::Score]),
-                query("SWE", &[DataPackageInput::BankAccountCategorization]),
-                query("EST", &[DataPackageInput::Score]),
-            ],
-        })
+        .body(UpdateSessionRequest::builder().query_parameters(vec![
+            query("FIN", &[DataPackageInput::Score]),
+            query("SWE", &[DataPackageInput::BankAccountCategorization]),
+            query("EST", &[DataPackageInput::Score]),
+        ]))
         .call()
         .await
         .expect("patch");
@@ -575,9 +575,10 @@ async fn a_whole_session_life_through_the_generated_client() {
     let refused = client
         .update_session()
         .session_id(id)
-        .body(UpdateSessionRequest {
-            query_parameters: vec![query("LTU", &[DataPackageInput::Score])],
-        })
+        .body(
+            UpdateSessionRequest::builder()
+                .query_parameters(vec![query("LTU", &[DataPackageInput::Score])]),
+        )
         .call()
         .await
         .expect_err("refused");

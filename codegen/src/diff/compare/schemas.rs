@@ -189,20 +189,20 @@ impl<'a> Walker<'a> {
             }
             let draft = match at.pos {
                 Position::Request => Draft::new(ChangeKind::RequestEnumValueAdded, format!("{}: value {value:?} added", at.label))
-                    .impact(Wire::Yes, Source::No, "callers may send it after upgrading; the new variant breaks exhaustive matches"),
+                    .impact(Wire::Yes, Source::Yes, "callers may send it after upgrading; a new variant breaks no code: the enum is #[non_exhaustive], so every match outside the crate has a wildcard arm"),
                 Position::Response if is_open_enum(a) => Draft::new(
                     ChangeKind::ResponseEnumValueAdded,
                     format!("{}: value {value:?} added", at.label),
                 )
                 .impact(
                     Wire::Yes,
-                    Source::No,
-                    format!("the old client keeps it as Unrecognized({value:?}); after upgrading it is a new variant, which breaks exhaustive matches and code that matched Unrecognized({value:?})"),
+                    Source::Yes,
+                    format!("the old client keeps it as Unrecognized({value:?}); after upgrading it is a new variant, which breaks no code (the enum is #[non_exhaustive]), though code comparing the catch-all's text with {value:?} now sees the variant instead"),
                 ),
                 Position::Response => Draft::new(ChangeKind::ResponseEnumValueAdded, format!("{}: value {value:?} added", at.label)).impact(
                     Wire::No,
-                    Source::No,
-                    "the old client's enum is closed: a response carrying the value fails to decode",
+                    Source::Yes,
+                    "the old client's enum is closed: a response carrying the value fails to decode; the new variant breaks no code (the enum is #[non_exhaustive])",
                 ),
             };
             self.record(
@@ -341,13 +341,13 @@ impl<'a> Walker<'a> {
                 let draft = match at.pos {
                     Position::Request if rb.contains(name) => Draft::new(ChangeKind::RequiredRequestMemberAdded, format!("{} added (required)", subject(name))).impact(
                         Wire::No,
-                        Source::No,
-                        "the old client never sends it, so the service refuses its requests; struct literals of the request type lack the new field",
+                        Source::Yes,
+                        "the old client never sends it, so the service refuses its requests; code that builds the body still compiles (the struct is #[non_exhaustive]), and fails before sending until it sets the member",
                     ),
                     Position::Request => Draft::new(ChangeKind::OptionalRequestMemberAdded, format!("{} added (optional)", subject(name))).impact(
                         Wire::Yes,
-                        Source::No,
-                        "requests without it are unchanged; struct literals of the request type lack the new field",
+                        Source::Yes,
+                        "requests without it are unchanged; the struct is #[non_exhaustive] and its builder leaves the member unset",
                     ),
                     Position::Response => {
                         let (wire, why) = if closed(a) {
@@ -359,8 +359,8 @@ impl<'a> Walker<'a> {
                         };
                         Draft::new(ChangeKind::ResponsePropertyAdded, format!("{} added", subject(name))).impact(
                             wire,
-                            Source::No,
-                            format!("{why}; the struct gains a field, which breaks struct literals and exhaustive patterns of it"),
+                            Source::Yes,
+                            format!("{why}; the struct gains a field, which breaks no code: it is #[non_exhaustive]"),
                         )
                     }
                 };
