@@ -2,13 +2,12 @@
 //! every provider of each requested country answers it, under the session's life cycle, and the
 //! items of the made-up answer come from the providers that answered.
 
-use chrono::Duration as ChronoDuration;
 use creditdata_client::types::SourceStatus;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use super::{View, simulated_error};
+use super::View;
 use crate::catalog::{self, Provider};
 use crate::described::example;
 use crate::store::CountryRequest;
@@ -35,24 +34,8 @@ impl View<'_> {
     }
 
     fn described_status(&self, request: &CountryRequest, provider: &Provider) -> SourceStatus {
-        let Some(consented) = request.packages.iter().filter_map(|p| p.consented_at).min() else {
-            return SourceStatus::WaitingForCustomer;
-        };
-        if let Some(forced) = self.record.source_overrides.get(provider.id) {
-            return forced.status();
-        }
-        let delay = ChronoDuration::from_std(self.config.provider_delay).unwrap_or_default();
-        if self.now < consented + delay {
-            SourceStatus::WaitingForProvider
-        } else if simulated_error(
-            self.record.id,
-            provider.id,
-            self.config.provider_error_one_in,
-        ) {
-            SourceStatus::Error
-        } else {
-            SourceStatus::Success
-        }
+        let consented = request.packages.iter().filter_map(|p| p.consented_at).min();
+        self.status_since_consent(consented, provider)
     }
 
     /// Makes a made-up answer `body` (of `schema`) follow the session: its `sources` member

@@ -64,7 +64,18 @@ impl View<'_> {
         let Some(request) = self.record.package_request(code, dataset.package()) else {
             return SourceStatus::PackageUpgradeRequired;
         };
-        let Some(consented) = request.consented_at else {
+        self.status_since_consent(request.consented_at, provider)
+    }
+
+    /// The status of `provider` once the customer consented at `consented` (`None`: not yet):
+    /// a forced outcome, else waiting for the provider's delay, else the simulated outcome.
+    /// Hand-written and described datasets answer alike.
+    pub fn status_since_consent(
+        &self,
+        consented: Option<chrono::DateTime<chrono::Utc>>,
+        provider: &Provider,
+    ) -> SourceStatus {
+        let Some(consented) = consented else {
             return SourceStatus::WaitingForCustomer;
         };
         if let Some(forced) = self.record.source_overrides.get(provider.id) {

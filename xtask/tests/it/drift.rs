@@ -49,6 +49,22 @@ fn checked_in() -> Vec<Vec<u8>> {
     .collect()
 }
 
+/// Runs drift on `spec` with a JSON report; returns the exit code, what it said on stderr and
+/// the report.
+fn drift_json_and_stderr(spec: &Path) -> (Option<i32>, String, Value) {
+    let out = xtask(&[
+        "drift",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
+    let stderr = text(&out.stderr);
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is the JSON report ({e}); stderr:\n{stderr}"));
+    (out.status.code(), stderr, report)
+}
+
 /// Runs drift on `spec` with a JSON report; returns the exit code and the report.
 fn drift_json(spec: &Path) -> (i32, Value) {
     let out = xtask(&[
@@ -224,15 +240,8 @@ fn a_new_operation_without_an_operation_id_is_named_and_classified() {
     let dir = tempfile::tempdir().unwrap();
     let before = checked_in();
     let spec = support::with_unnamed_dataset(dir.path());
-    let out = xtask(&[
-        "drift",
-        "--spec",
-        spec.to_str().unwrap(),
-        "--report",
-        "json",
-    ]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "stderr:\n{stderr}");
+    let (code, stderr, report) = drift_json_and_stderr(&spec);
+    assert_eq!(code, Some(3), "stderr:\n{stderr}");
     let (path, name) = support::UNNAMED_DATASET;
     assert!(
         stderr.contains(&format!(
@@ -240,7 +249,6 @@ fn a_new_operation_without_an_operation_id_is_named_and_classified() {
         )),
         "{stderr}"
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let changes = report["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{report:#}");
     assert_eq!(changes[0]["kind"], "operation_added");
@@ -291,16 +299,8 @@ fn a_removed_operation_that_overlays_patch_is_classified_as_breaking() {
     let path = dir.path().join("removed.json");
     std::fs::write(&path, document::to_string(&spec, Format::Json)).unwrap();
 
-    let out = xtask(&[
-        "drift",
-        "--spec",
-        path.to_str().unwrap(),
-        "--report",
-        "json",
-    ]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let (code, stderr, report) = drift_json_and_stderr(&path);
+    assert_eq!(code, Some(4), "{stderr}");
     for (_, id) in &removed {
         assert!(
             report["changes"].as_array().unwrap().iter().any(|c| {
