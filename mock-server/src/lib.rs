@@ -68,6 +68,29 @@ pub use realism::Realism;
 pub use render::pdf::win_ansi;
 pub use store::StateError;
 
+/// A schema-valid example of the JSON body that `operation_id` answers with `200` in
+/// `description` (an effective, OpenAPI 3.0 document), drawn from `seed`: the kind of answer the
+/// mock makes for an operation it has no handler for. `None` when the description has no such
+/// operation or no JSON `200` answer for it. Tests of clients use it for what the vendor adds
+/// after their own fixtures were written.
+pub fn example_answer(
+    description: &serde_json::Value,
+    operation_id: &str,
+    seed: u64,
+) -> Option<serde_json::Value> {
+    use rand::SeedableRng as _;
+    let schema = description
+        .get("paths")?
+        .as_object()?
+        .values()
+        .filter_map(serde_json::Value::as_object)
+        .flat_map(|item| item.values())
+        .find(|op| op.get("operationId").and_then(serde_json::Value::as_str) == Some(operation_id))?
+        .pointer("/responses/200/content/application~1json/schema")?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    Some(described::example::example(description, schema, &mut rng))
+}
+
 use auth::{IdentityProvider, KeyError, REALM, SigningKey};
 use guard::HostPolicy;
 use state::AppState;

@@ -376,3 +376,26 @@ fn the_binary_serves_a_description_given_at_start_and_names_what_is_wrong_with_o
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// What clients' tests borrow for a dataset the vendor added after their fixtures: an example
+/// of the operation's JSON answer, valid against its schema, the same for the same seed.
+#[test]
+fn example_answer_is_a_valid_answer_of_the_operation_named_and_of_no_other() {
+    let description: Value = serde_json::from_str(common::openapi::EFFECTIVE).unwrap();
+    let answer = creditdata_mock::example_answer(&description, "GetScores", 7).unwrap();
+    let schema = json!({"$ref": "#/components/schemas/ScoresResponse"});
+    let errors: Vec<String> = validator(&description, &schema)
+        .iter_errors(&answer)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{answer:#}");
+    assert_eq!(
+        creditdata_mock::example_answer(&description, "GetScores", 7),
+        Some(answer)
+    );
+    assert!(creditdata_mock::example_answer(&description, "NoSuchOperation", 7).is_none());
+    assert!(
+        creditdata_mock::example_answer(&description, "GetPdfReport", 7).is_none(),
+        "a PDF answer has no JSON example"
+    );
+}
