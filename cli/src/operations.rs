@@ -1,4 +1,6 @@
-//! `creditdata operations`: every operation the client knows, and the command that runs it.
+//! `creditdata operations`: every operation the client knows, the command that runs it, and its
+//! `Client` method. An operation a vendor release adds is listed the day it is generated; it has
+//! a command at once when it is a dataset (derived), else once one is written here.
 
 use creditdata_client::builder;
 use creditdata_client::operation::{Operation, OperationMeta};
@@ -89,6 +91,7 @@ pub fn run(out: Output) -> Result<(), Failure> {
                     "summary": op.summary,
                     "deprecated": op.deprecated,
                     "command": command_for(op).map(|c| format!("creditdata {c}")),
+                    "client": format!("Client::{}", op.rust_name),
                 })
             })
             .collect();
@@ -101,7 +104,8 @@ pub fn run(out: Output) -> Result<(), Failure> {
             op.path.to_string(),
             op.id.to_string(),
             if op.deprecated { "yes" } else { "" }.to_string(),
-            command_for(op).unwrap_or_default(),
+            // An operation the vendor added that no command runs yet is still one call away.
+            command_for(op).unwrap_or_else(|| format!("(none yet: Client::{})", op.rust_name)),
         ]);
     }
     out.text(&table.render())
