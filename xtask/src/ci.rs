@@ -81,7 +81,8 @@ fn steps() -> Vec<Step> {
         },
         Step {
             name: "test",
-            run: cargo(&["test", "--workspace"]),
+            // Every test binary runs, so one run shows every failure.
+            run: cargo(&["test", "--workspace", "--no-fail-fast"]),
         },
         Step {
             name: "conformance",

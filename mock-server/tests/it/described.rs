@@ -24,36 +24,36 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The effective description of release 1.1: the vendor's document (today's with the fixture
-/// applied), then every overlay of the workspace, down-converted and prepared as `regen` does.
-/// The operationId the naming stage will derive is added here, as a scratch; the links stage
-/// runs after it, as in the pipeline.
+/// The effective description of release 1.1, made as `regen` makes it: the frozen description
+/// of 1.0 (`codegen/tests/data/frozen-1.0`) with the release-day fixture applied, through the
+/// whole pipeline with the frozen overlays (the new operation is named by the pipeline). Frozen,
+/// so that this test still describes "a release the mock has no handler for" after the vendor
+/// publishes it and it is vendored.
 pub fn release_1_1() -> Value {
     let root = workspace();
-    let mut document = creditdata_codegen::document::load(&root.join("spec/openapi.json"))
-        .expect("the vendored description");
+    let frozen = root.join("codegen/tests/data/frozen-1.0");
+    let mut document = creditdata_codegen::document::load(&frozen.join("spec/openapi.json"))
+        .expect("the frozen description");
     let fixture =
         Overlay::load(&root.join("codegen/tests/data/release-day/1.1-additive.overlay.yaml"))
             .expect("the release fixture");
     overlay::apply(&mut document, &[fixture], &ApplyOptions::default()).expect("the release");
-    document["paths"][DATASET]["get"]["operationId"] = json!("GetEmploymentHistories");
-    let mut overlays: Vec<PathBuf> = std::fs::read_dir(root.join("overlays"))
-        .expect("overlays")
-        .map(|entry| entry.expect("entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    overlays.sort();
-    let overlays: Vec<Overlay> = overlays
-        .iter()
-        .map(|path| Overlay::load(path).expect("overlay"))
-        .collect();
-    overlay::apply(&mut document, &overlays, &ApplyOptions::default()).expect("overlays apply");
-    let mut effective = creditdata_codegen::downconvert::downconvert(&document)
-        .expect("down-converts")
-        .document;
-    creditdata_codegen::open_enums::prepare(&mut effective).expect("open enums");
-    creditdata_codegen::links::derive(&mut effective);
-    effective
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let spec = dir.path().join("openapi.json");
+    std::fs::write(&spec, document.to_string()).expect("write");
+    let outputs = creditdata_codegen::pipeline::run(&creditdata_codegen::pipeline::Inputs {
+        spec,
+        overlays: frozen.join("overlays"),
+        lenient: false,
+        display_root: root,
+    })
+    .unwrap_or_else(|e| panic!("release 1.1 generates:\n{e}"));
+    assert_eq!(
+        outputs.effective["paths"][DATASET]["get"]["operationId"],
+        json!("GetEmploymentHistories"),
+        "the pipeline names the new operation"
+    );
+    outputs.effective
 }
 
 async fn release_mock(config: MockConfig, document: &Value) -> Harness {
