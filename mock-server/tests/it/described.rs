@@ -30,14 +30,27 @@ fn workspace() -> PathBuf {
 /// so that this test still describes "a release the mock has no handler for" after the vendor
 /// publishes it and it is vendored.
 pub fn release_1_1() -> Value {
+    let effective = frozen_effective(true);
+    assert_eq!(
+        effective["paths"][DATASET]["get"]["operationId"],
+        json!("GetEmploymentHistories"),
+        "the pipeline names the new operation"
+    );
+    effective
+}
+
+/// The effective description of the frozen 1.0, with the release-day fixture applied or not.
+fn frozen_effective(released: bool) -> Value {
     let root = workspace();
     let frozen = root.join("codegen/tests/data/frozen-1.0");
     let mut document = creditdata_codegen::document::load(&frozen.join("spec/openapi.json"))
         .expect("the frozen description");
-    let fixture =
-        Overlay::load(&root.join("codegen/tests/data/release-day/1.1-additive.overlay.yaml"))
-            .expect("the release fixture");
-    overlay::apply(&mut document, &[fixture], &ApplyOptions::default()).expect("the release");
+    if released {
+        let fixture =
+            Overlay::load(&root.join("codegen/tests/data/release-day/1.1-additive.overlay.yaml"))
+                .expect("the release fixture");
+        overlay::apply(&mut document, &[fixture], &ApplyOptions::default()).expect("the release");
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let spec = dir.path().join("openapi.json");
     std::fs::write(&spec, document.to_string()).expect("write");
@@ -47,12 +60,7 @@ pub fn release_1_1() -> Value {
         lenient: false,
         display_root: root,
     })
-    .unwrap_or_else(|e| panic!("release 1.1 generates:\n{e}"));
-    assert_eq!(
-        outputs.effective["paths"][DATASET]["get"]["operationId"],
-        json!("GetEmploymentHistories"),
-        "the pipeline names the new operation"
-    );
+    .unwrap_or_else(|e| panic!("the frozen description generates:\n{e}"));
     outputs.effective
 }
 
@@ -331,7 +339,7 @@ async fn a_new_session_member_is_checked_stored_and_returned() {
     assert_eq!(read["externalReference"], "LOAN-2026-0042");
 
     // A mock of 1.0 has no such member: it neither refuses nor returns it.
-    let today = Harness::start().await;
+    let today = release_mock(quick_config(), &frozen_effective(false)).await;
     let (status, created) = today
         .send_json(Method::POST, "/v1/sessions", &body(json!({})))
         .await;
