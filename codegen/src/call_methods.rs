@@ -86,7 +86,7 @@ pub fn one_way_to_call(
 }
 
 /// The last identifier of a path type (`super::Client` → `Client`), or "".
-fn type_name(ty: &syn::Type) -> String {
+pub(crate) fn type_name(ty: &syn::Type) -> String {
     match ty {
         syn::Type::Path(path) => path
             .path

@@ -34,6 +34,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use serde_json::Value;
 
+use crate::call_methods::type_name;
 use crate::document;
 use crate::open_enums::rust_type_name;
 
@@ -424,19 +425,6 @@ fn module_items<'a>(items: &'a mut [syn::Item], name: &str) -> Option<&'a mut Ve
         syn::Item::Mod(m) if m.ident == name => m.content.as_mut().map(|(_, items)| items),
         _ => None,
     })
-}
-
-/// The last identifier of a path type (`super::Client` → `Client`), or "".
-fn type_name(ty: &syn::Type) -> String {
-    match ty {
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default(),
-        _ => String::new(),
-    }
 }
 
 /// The method `name` of an inherent impl of `self_name` among `items`.

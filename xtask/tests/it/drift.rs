@@ -67,21 +67,8 @@ fn drift_json_and_stderr(spec: &Path) -> (Option<i32>, String, Value) {
 
 /// Runs drift on `spec` with a JSON report; returns the exit code and the report.
 fn drift_json(spec: &Path) -> (i32, Value) {
-    let out = xtask(&[
-        "drift",
-        "--spec",
-        spec.to_str().unwrap(),
-        "--report",
-        "json",
-    ]);
-    let stdout = text(&out.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is the JSON report ({e}):\n{stdout}\nstderr:\n{}",
-            text(&out.stderr)
-        )
-    });
-    (out.status.code().expect("an exit code"), report)
+    let (code, _, report) = drift_json_and_stderr(spec);
+    (code.expect("an exit code"), report)
 }
 
 #[test]
