@@ -44,13 +44,18 @@ impl Run {
 /// nothing are warnings here: a release may retire what an overlay patched, which is the
 /// overlay maintainers' business, not the classification's.
 fn pipeline_on(published: &Value) -> Run {
+    run_with(published, &frozen::overlays(), true)
+}
+
+/// Runs the pipeline on `published` with the overlays of `overlays`.
+fn run_with(published: &Value, overlays: &Path, lenient: bool) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("openapi.json");
     std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
     let outputs = pipeline::run(&Inputs {
         spec,
-        overlays: frozen::overlays(),
-        lenient: true,
+        overlays: overlays.to_path_buf(),
+        lenient,
         display_root: root(),
     })
     .unwrap_or_else(|e| panic!("the pipeline runs:\n{e}"));
@@ -58,6 +63,18 @@ fn pipeline_on(published: &Value) -> Run {
         published: published.clone(),
         outputs,
     }
+}
+
+/// The frozen overlays and a keep-names file holding `actions`, in a temporary directory.
+fn frozen_overlays_with_pins(actions: &[Value]) -> tempfile::TempDir {
+    let overlays = tempfile::tempdir().unwrap();
+    for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
+        std::fs::copy(&file, overlays.path().join(file.file_name().unwrap())).unwrap();
+    }
+    let pin_file = overlays.path().join(diff::keep_names::KEEP_NAMES_FILE);
+    let text = diff::keep_names::extended_file(None, actions, &pin_file).unwrap();
+    std::fs::write(&pin_file, text).unwrap();
+    overlays
 }
 
 fn vendored() -> &'static Run {
@@ -525,27 +542,8 @@ fn keep_names_pins_the_old_rust_names() {
     assert_eq!(report.renames().count(), 2, "{}", report.to_text());
 
     let actions = diff::keep_names::pin_actions(report.renames(), &published).unwrap();
-    let overlays = tempfile::tempdir().unwrap();
-    for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
-        std::fs::copy(&file, overlays.path().join(file.file_name().unwrap())).unwrap();
-    }
-    let pin_file = overlays.path().join(diff::keep_names::KEEP_NAMES_FILE);
-    let text = diff::keep_names::extended_file(None, &actions, &pin_file).unwrap();
-    std::fs::write(&pin_file, text).unwrap();
-
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("openapi.json");
-    std::fs::write(&spec, document::to_string(&published, Format::Json)).unwrap();
-    let pinned = Run {
-        published: published.clone(),
-        outputs: pipeline::run(&Inputs {
-            spec,
-            overlays: overlays.path().to_path_buf(),
-            lenient: false,
-            display_root: root(),
-        })
-        .unwrap_or_else(|e| panic!("the pins apply strictly:\n{e}")),
-    };
+    let overlays = frozen_overlays_with_pins(&actions);
+    let pinned = run_with(&published, overlays.path(), false);
     let code = &pinned.outputs.generated.code;
     assert!(
         code.contains("pub fn get_session(&self)"),
@@ -737,28 +735,8 @@ fn a_vendor_name_for_a_derived_operation_keeps_the_rust_name_through_the_pin() {
     let v1_1 = additive_1_1();
     let unpinned = pipeline_on(&v1_1);
     let actions = diff::keep_names::derived_pin_actions(&unpinned.outputs.derived);
-    let overlays = tempfile::tempdir().unwrap();
-    for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
-        std::fs::copy(&file, overlays.path().join(file.file_name().unwrap())).unwrap();
-    }
-    let pin_file = overlays.path().join(diff::keep_names::KEEP_NAMES_FILE);
-    let text = diff::keep_names::extended_file(None, &actions, &pin_file).unwrap();
-    std::fs::write(&pin_file, text).unwrap();
-    let strictly = |published: &Value| {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = dir.path().join("openapi.json");
-        std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
-        Run {
-            published: published.clone(),
-            outputs: pipeline::run(&Inputs {
-                spec,
-                overlays: overlays.path().to_path_buf(),
-                lenient: false,
-                display_root: root(),
-            })
-            .unwrap_or_else(|e| panic!("the pins apply strictly:\n{e}")),
-        }
-    };
+    let overlays = frozen_overlays_with_pins(&actions);
+    let strictly = |published: &Value| run_with(published, overlays.path(), false);
     let pinned = strictly(&v1_1);
     assert!(pinned.outputs.derived.is_empty(), "the pin names it now");
     assert_eq!(

@@ -51,6 +51,15 @@ fn money(value: Money) -> Value {
     json!({ "amount": value.value(), "currencyCode": value.currency })
 }
 
+/// The source of a country the mock's catalog does not serve for a dataset.
+fn unsupported_country(code: &str) -> Source {
+    Source::builder()
+        .country_code(Some(code.to_owned()))
+        .status(SourceStatus::UnsupportedCountry)
+        .build()
+        .built()
+}
+
 /// Whether the mock's simulated failures hit `provider` in `session`.
 fn simulated_error(session: Uuid, provider: &str, one_in: u32) -> bool {
     one_in > 0
@@ -101,13 +110,7 @@ impl View<'_> {
         for request in &self.record.countries {
             let code = request.country.as_str();
             let Some(country) = catalog::country(code) else {
-                sources.push(
-                    Source::builder()
-                        .country_code(Some(code.to_owned()))
-                        .status(SourceStatus::UnsupportedCountry)
-                        .build()
-                        .built(),
-                );
+                sources.push(unsupported_country(code));
                 continue;
             };
             let providers: Vec<&Provider> = country
@@ -116,13 +119,7 @@ impl View<'_> {
                 .filter(|provider| provider.delivers(dataset))
                 .collect();
             if providers.is_empty() && !country.offers(dataset.package()) {
-                sources.push(
-                    Source::builder()
-                        .country_code(Some(code.to_owned()))
-                        .status(SourceStatus::UnsupportedCountry)
-                        .build()
-                        .built(),
-                );
+                sources.push(unsupported_country(code));
             }
             for provider in providers {
                 sources.push(
