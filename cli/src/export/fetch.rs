@@ -1,0 +1,270 @@
+//! The export's third step: one file made complete. A file the last run's manifest lists is
+//! kept when it still verifies; otherwise it is fetched (holding one of the export's permits
+//! while it talks to the service) and written into place by [`super::store`].
+
+use std::path::{Path, PathBuf};
+
+use creditdata_client::Error;
+use creditdata_client::download::{Download, DownloadExt};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::Context;
+use super::manifest::FileEntry;
+use super::plan::{Fetch, Job};
+use super::store::{self, StoreError, WriteStreamError};
+use crate::failure::Failure;
+
+/// A file that is complete on disk.
+pub struct Obtained {
+    pub entry: FileEntry,
+    pub fetched: bool,
+    pub repaired: bool,
+    pub bytes_fetched: u64,
+    pub content: Option<Vec<u8>>,
+}
+
+/// Why a file is not complete.
+pub enum Missed {
+    Client(Error),
+    Local(String),
+    Interrupted,
+}
+
+impl From<Failure> for Missed {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Client { error, .. } => Missed::Client(error),
+            Failure::Interrupted => Missed::Interrupted,
+            other => Missed::Local(other.message().unwrap_or_default()),
+        }
+    }
+}
+
+impl From<Error> for Missed {
+    fn from(error: Error) -> Self {
+        Missed::Client(error)
+    }
+}
+
+impl From<StoreError> for Missed {
+    fn from(error: StoreError) -> Self {
+        Missed::Local(error.0)
+    }
+}
+
+impl From<WriteStreamError> for Missed {
+    fn from(error: WriteStreamError) -> Self {
+        match error {
+            WriteStreamError::Client(error) => Missed::Client(error),
+            WriteStreamError::Store(error) => Missed::Local(error.0),
+        }
+    }
+}
+
+/// Makes one file complete: keeps it when it verifies against `earlier` (its last manifest
+/// entry), otherwise fetches it, unless the export is stopping.
+pub async fn obtain(
+    context: &Context<'_>,
+    dir: &Path,
+    session_id: Uuid,
+    job: Job,
+    earlier: Option<FileEntry>,
+) -> (Job, Result<Obtained, Missed>) {
+    let keep_content = job.lists_files();
+    let mut repaired = false;
+    if let Some(entry) = earlier {
+        let path = dir.join(&entry.path);
+        if let Some(content) = store::verify_off_thread(path, entry.digest(), keep_content).await {
+            let kept = Obtained {
+                entry,
+                fetched: false,
+                repaired: false,
+                bytes_fetched: 0,
+                content,
+            };
+            return (job, Ok(kept));
+        }
+        repaired = true;
+    }
+    if context.stopping() {
+        return (job, Err(Missed::Interrupted));
+    }
+    let result = tokio::select! {
+        biased;
+        () = context.stopped() => Err(Missed::Interrupted),
+        result = fetch(context, dir, session_id, &job, keep_content) => result,
+    };
+    let result = result.map(|mut obtained| {
+        obtained.repaired = repaired;
+        obtained
+    });
+    (job, result)
+}
+
+/// Fetches one file into place, holding one of the export's permits while it talks to the
+/// service.
+async fn fetch(
+    context: &Context<'_>,
+    dir: &Path,
+    session_id: Uuid,
+    job: &Job,
+    keep_content: bool,
+) -> Result<Obtained, Missed> {
+    let client = context.client;
+    let bytes_of = |value: &Value| {
+        serde_json::to_vec_pretty(value)
+            .map_err(|e| Missed::Local(format!("cannot render {}: {e}", job.key)))
+    };
+    // Bytes at hand need no request, hence no permit.
+    let _permit = match job.fetch {
+        Fetch::Known(_) => None,
+        _ => Some(
+            context
+                .permits
+                .acquire()
+                .await
+                .map_err(|e| Missed::Local(e.to_string()))?,
+        ),
+    };
+    let download = match &job.fetch {
+        Fetch::Known(content) => {
+            return write_known(context, dir, job, content.clone(), keep_content).await;
+        }
+        Fetch::Dataset(name) => {
+            let value = crate::datasets::fetch(client, session_id, *name).await?;
+            return write_known(context, dir, job, bytes_of(&value)?, keep_content).await;
+        }
+        Fetch::IdentityImages(verification) => {
+            let images = client
+                .get_identity_verification_images()
+                .session_id(session_id)
+                .verification_id(verification.as_str())
+                .call()
+                .await?;
+            let value = crate::output::to_value(&images)?;
+            return write_known(context, dir, job, bytes_of(&value)?, keep_content).await;
+        }
+        Fetch::SourceFile(source_file) => {
+            let decoded = client.source_file_bytes(session_id, *source_file).await?;
+            // The source file's `type` (`XML`, `JSON`...) names its format.
+            let extension = decoded
+                .file_type
+                .as_deref()
+                .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
+                .unwrap_or_default();
+            let job = Job {
+                path: format!("{}{extension}", job.path),
+                ..job.clone()
+            };
+            return write_known(context, dir, &job, decoded.bytes, keep_content).await;
+        }
+        Fetch::Pdf => {
+            client
+                .get_pdf_report()
+                .session_id(session_id)
+                .download()
+                .await?
+        }
+        Fetch::TransactionsExcel => {
+            client
+                .get_account_statement_transactions_excel()
+                .session_id(session_id)
+                .download()
+                .await?
+        }
+        Fetch::StatementExcel(statement) => {
+            client
+                .get_account_statement_excel()
+                .session_id(session_id)
+                .account_statement_id(statement.as_str())
+                .download()
+                .await?
+        }
+        Fetch::StatementTsv(statement) => {
+            client
+                .get_account_statement_tsv()
+                .session_id(session_id)
+                .account_statement_id(statement.as_str())
+                .download()
+                .await?
+        }
+        Fetch::Attachment(attachment) => {
+            client
+                .get_attachment_content()
+                .session_id(session_id)
+                .attachment_id(attachment.as_str())
+                .download()
+                .await?
+        }
+        Fetch::Image(verification, image) => {
+            client
+                .get_identity_verification_image_content()
+                .session_id(session_id)
+                .verification_id(verification.as_str())
+                .image_id(image.as_str())
+                .download()
+                .await?
+        }
+    };
+    write_download(context, dir, job, download).await
+}
+
+/// Writes bytes at hand (a dataset, a decoded source file) into place.
+async fn write_known(
+    context: &Context<'_>,
+    dir: &Path,
+    job: &Job,
+    content: Vec<u8>,
+    keep_content: bool,
+) -> Result<Obtained, Missed> {
+    let digested = store::write_bytes(&dir.join(&job.path), &content).await?;
+    context.progress.bytes(digested.bytes);
+    Ok(Obtained {
+        entry: FileEntry {
+            key: job.key.clone(),
+            path: job.path.clone(),
+            bytes: digested.bytes,
+            sha256: digested.sha256,
+        },
+        fetched: true,
+        repaired: false,
+        bytes_fetched: digested.bytes,
+        content: keep_content.then_some(content),
+    })
+}
+
+/// Streams a download into place; files whose kind the path does not say (attachments,
+/// images) get the extension of the server's file name or content type.
+async fn write_download(
+    context: &Context<'_>,
+    dir: &Path,
+    job: &Job,
+    download: Download,
+) -> Result<Obtained, Missed> {
+    let path = if matches!(job.fetch, Fetch::Attachment(_) | Fetch::Image(..)) {
+        let extension = store::extension_of(download.file_name())
+            .or_else(|| store::extension_for_content_type(download.content_type()))
+            .unwrap_or_default();
+        format!("{}{extension}", job.path)
+    } else {
+        job.path.clone()
+    };
+    let target: PathBuf = dir.join(&path);
+    let digested = store::write_stream(&target, download.bytes_stream(), |received| {
+        context.progress.bytes(received)
+    })
+    .await?;
+    Ok(Obtained {
+        entry: FileEntry {
+            key: job.key.clone(),
+            path,
+            bytes: digested.bytes,
+            sha256: digested.sha256,
+        },
+        fetched: true,
+        repaired: false,
+        bytes_fetched: digested.bytes,
+        content: None,
+    })
+}
