@@ -43,7 +43,7 @@ use std::path::Path;
 use creditdata_client::{Client, ClientInfo};
 use futures::StreamExt;
 use serde_json::json;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, oneshot, watch};
 
 use crate::cli::{ExportArgs, GlobalArgs};
 use crate::failure::Failure;
@@ -126,9 +126,11 @@ async fn export(
         stop,
         progress: &progress,
     };
+    let (noticed, mut interrupt_noticed) = oneshot::channel();
     let interrupts = tokio::spawn(interrupt::stop_on_interrupt(
         interrupt::Interrupts::listen(),
         context.stop.clone(),
+        noticed,
     ));
 
     let sessions =
@@ -151,7 +153,19 @@ async fn export(
     let mut totals = Totals::default();
     let mut fatal: Option<Failure> = None;
     let mut failures_shown = 0u64;
-    while let Some(report) = reports.next().await {
+    let mut noticed = false;
+    loop {
+        let report = tokio::select! {
+            report = reports.next() => match report {
+                Some(report) => report,
+                None => break,
+            },
+            Ok(()) = &mut interrupt_noticed, if !noticed => {
+                noticed = true;
+                progress.note(interrupt::NOTICE);
+                continue;
+            }
+        };
         match report {
             Ok(report) => {
                 for failed in &report.failures {
@@ -187,8 +201,11 @@ async fn export(
     }
     drop(reports);
     interrupts.abort();
+    if !noticed && interrupt_noticed.try_recv().is_ok() {
+        progress.note(interrupt::NOTICE);
+    }
     let interrupted = fatal.is_none() && context.stopping();
-    progress.finish();
+    progress.finish(&totals.to_json(), interrupted);
 
     let rate_limiter = client.inner().rate_limiter().map(|limiter| {
         let status = limiter.status();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-/// At most one JSON progress line per this interval (plus one at the end).
+/// At most one JSON progress line per this interval (plus the last one, `export-finished`).
 const JSON_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The counters, shown as they change. Single-threaded (the command runs on one thread).
@@ -68,7 +68,7 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_length(total);
         }
-        self.show(false);
+        self.show();
     }
 
     pub fn bytes(&self, received: u64) {
@@ -96,7 +96,7 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
-        self.show(false);
+        self.show();
     }
 
     /// Prints a line above the bar (or on stderr when there is none), through the terminal gate.
@@ -107,12 +107,36 @@ impl Progress {
         }
     }
 
-    /// The last progress line, and the bar cleared.
-    pub fn finish(&self) {
+    /// The bar cleared, and the last progress line: the run's own totals (`totals`, the
+    /// summary's) and whether it was interrupted, so that the last line and the summary never
+    /// disagree (the counters above also count downloads Ctrl-C dropped half-way, and an ETA
+    /// means nothing once the run is over).
+    pub fn finish(&self, totals: &serde_json::Value, interrupted: bool) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+            return;
         }
-        self.show(true);
+        let counts = self.counts();
+        let mut line = json!({
+            "event": "export-finished",
+            "interrupted": interrupted,
+            "sessionsDone": totals.get("sessions"),
+            "sessionsTotal": counts.sessions_total,
+        });
+        if let (Some(line), Some(totals)) = (line.as_object_mut(), totals.as_object()) {
+            line.extend(
+                totals
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.clone())),
+            );
+            let elapsed = self.started.elapsed().as_secs_f64();
+            line.insert(
+                "elapsedSeconds".into(),
+                json!((elapsed * 10.0).round() / 10.0),
+            );
+            line.insert("etaSeconds".into(), serde_json::Value::Null);
+        }
+        let _ = crate::terminal::write_json(&mut std::io::stderr().lock(), &line, false);
     }
 
     fn refresh_message(&self) {
@@ -130,17 +154,16 @@ impl Progress {
         }
     }
 
-    /// A JSON line when there is no bar, at most once a [`JSON_INTERVAL`] unless `last`.
-    fn show(&self, last: bool) {
+    /// A JSON line when there is no bar, at most once a [`JSON_INTERVAL`].
+    fn show(&self) {
         if self.bar.is_some() {
             return;
         }
         let now = Instant::now();
-        if !last
-            && self
-                .last_line
-                .get()
-                .is_some_and(|at| now.duration_since(at) < JSON_INTERVAL)
+        if self
+            .last_line
+            .get()
+            .is_some_and(|at| now.duration_since(at) < JSON_INTERVAL)
         {
             return;
         }
@@ -155,7 +178,7 @@ impl Progress {
             _ => None,
         };
         let line = json!({
-            "event": if last { "export-finished" } else { "export-progress" },
+            "event": "export-progress",
             "sessionsDone": counts.sessions_done,
             "sessionsTotal": counts.sessions_total,
             "filesFetched": counts.files_fetched,

@@ -388,25 +388,26 @@ async fn ctrl_c_leaves_no_partial_file_and_a_rerun_completes() {
     let stderr = String::from_utf8_lossy(&interrupted.stderr).into_owned();
     let interrupted = summary(&interrupted);
     assert_eq!(interrupted["interrupted"], true, "{interrupted}");
-    // The last progress line says what the summary says.
+    // The last progress line says what the summary says: interrupted, with how many sessions
+    // complete, and no time left to wait for.
     let finished: Value = stderr
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .rfind(|line| line["event"] == "export-finished")
         .unwrap_or_else(|| panic!("no export-finished line: {stderr}"));
-    let totals = &interrupted["totals"];
-    for (line_key, total_key) in [
-        ("sessionsDone", "sessions"),
-        ("filesFetched", "filesFetched"),
-        ("filesKept", "filesKept"),
-        ("filesFailed", "filesFailed"),
-        ("bytesFetched", "bytesFetched"),
-    ] {
+    assert_eq!(finished["interrupted"], true, "{finished}");
+    assert_eq!(finished["etaSeconds"], Value::Null, "{finished}");
+    assert_eq!(finished["sessionsDone"], interrupted["totals"]["sessions"]);
+    for (key, total) in interrupted["totals"].as_object().unwrap() {
         assert_eq!(
-            finished[line_key], totals[total_key],
-            "{line_key} of {finished} against {total_key} of {interrupted}"
+            &finished[key], total,
+            "{key}: the last progress line {finished} against the summary {interrupted}"
         );
     }
+    assert!(
+        stderr.find("interrupted: recording") < stderr.find("\"export-finished\""),
+        "{stderr}"
+    );
     assert_no_partial_file(&root);
     let manifests = verified_manifests(&root);
     assert!(
