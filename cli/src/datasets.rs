@@ -109,7 +109,7 @@ async fn all(
     let read = client
         .session_datasets(id)
         .include_deprecated(include_deprecated)
-        .await;
+        .await?;
     let mut all = Map::new();
     let mut failed = Vec::new();
     for (dataset, result) in read.to_json() {

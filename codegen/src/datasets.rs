@@ -29,6 +29,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::document::{self as openapi, resolve};
+use crate::readiness::{self, Reporting};
 
 /// The session every dataset belongs to; its one path parameter is the only input a dataset
 /// takes.
@@ -49,6 +50,8 @@ pub struct SessionDataset {
     pub summary: String,
     /// The operation's description, or empty (a deprecation usually says what replaces it).
     pub description: String,
+    /// Where its answer says how far its providers have got (see [`crate::readiness`]).
+    pub reporting: Reporting,
 }
 
 impl SessionDataset {
@@ -163,6 +166,7 @@ pub fn session_datasets(doc: &Value) -> Result<Vec<SessionDataset>, DatasetsErro
                 .unwrap_or(false),
             summary: text("summary"),
             description: text("description"),
+            reporting: readiness::reporting(doc, op.operation),
         };
         check_names(&found, &dataset)?;
         found.push(dataset);
@@ -370,6 +374,10 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
     let mut finish = Vec::new();
     let mut to_json = Vec::new();
     let mut failures = Vec::new();
+    let mut reports = Vec::new();
+    let mut reports_readiness = Vec::new();
+    let mut debugs = Vec::new();
+    let mut stores = Vec::new();
     for (dataset, ty) in datasets.iter().zip(types) {
         let variant = format_ident!("{}", dataset.variant());
         let field = ident(&dataset.field());
@@ -417,6 +425,14 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
         notes.push(quote!(Dataset::#variant => #note,));
         fetched.push(quote!(#variant(Result<#ty, Error>),));
         into_json.push(quote!(Fetched::#variant(result) => json_of(result.as_ref()),));
+        let report = readiness::report_code(&dataset.reporting, &variant);
+        let reports_flag = dataset.reporting.reports();
+        let read = if reports_flag {
+            quote!(value)
+        } else {
+            quote!(_)
+        };
+        reports_readiness.push(quote!(Dataset::#variant => #reports_flag,));
         fetches.push(quote! {
             #allow_call
             Dataset::#variant => Box::pin(async move {
@@ -446,6 +462,19 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                     failed.push((Dataset::#variant, error));
                 }
             });
+            reports.push(quote! {
+                match &self.#field {
+                    None => {}
+                    Some(Err(error)) => all.push((Dataset::#variant, crate::readiness::Report::ReadFailed(error))),
+                    Some(Ok(#read)) => all.push((Dataset::#variant, #report)),
+                }
+            });
+            debugs.push(quote! {
+                if let Some(result) = &self.#field {
+                    list.entry(&Dataset::#variant.name(), &Shown(result.as_ref().map(|_| ())));
+                }
+            });
+            stores.push(quote!(Fetched::#variant(result) => self.#field = Some(result),));
         } else {
             fields.push(quote! {
                 #[doc = #field_doc]
@@ -460,6 +489,16 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                     failed.push((Dataset::#variant, error));
                 }
             });
+            reports.push(quote! {
+                match &self.#field {
+                    Err(error) => all.push((Dataset::#variant, crate::readiness::Report::ReadFailed(error))),
+                    Ok(#read) => all.push((Dataset::#variant, #report)),
+                }
+            });
+            debugs.push(quote! {
+                list.entry(&Dataset::#variant.name(), &Shown(self.#field.as_ref().map(|_| ())));
+            });
+            stores.push(quote!(Fetched::#variant(result) => self.#field = result,));
         }
     }
 
@@ -531,12 +570,30 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                     #(#notes)*
                 }
             }
+
+            /// Whether the dataset's answer says how far its providers have got (a
+            /// `sources` list, or a dataset-level `status`): found in the API description by
+            /// the answer's shape. One that does not (attachments, source files) is
+            /// [`not_reported`](crate::readiness::Readiness::not_reported).
+            pub fn reports_readiness(self) -> bool {
+                match self {
+                    #(#reports_readiness)*
+                }
+            }
         }
 
         /// Every JSON dataset of one session, each with its own result. A deprecated dataset
         /// is `None` unless it was asked for. A new release of the API description may add
         /// fields, hence `#[non_exhaustive]`.
-        #[derive(Debug, Clone)]
+        ///
+        /// A read that succeeded says nothing about whether the data has arrived: a dataset
+        /// whose providers are still waiting is a `200` with empty lists. Ask
+        /// [`readiness`](SessionDatasets::readiness) or
+        /// [`is_complete`](SessionDatasets::is_complete) before deciding on it.
+        ///
+        /// Its `Debug` output shows the session's id and, for each dataset read, whether the
+        /// read succeeded (or its error), never the data.
+        #[derive(Clone)]
         #[non_exhaustive]
         pub struct SessionDatasets {
             /// The session read.
@@ -554,11 +611,52 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                 all
             }
 
-            /// The datasets that failed, with their errors.
+            /// The datasets whose read failed, with their errors (a read that succeeded may
+            /// still hold no data yet: see [`readiness`](SessionDatasets::readiness)).
             pub fn failures(&self) -> Vec<(Dataset, &Error)> {
                 let mut failed = Vec::new();
                 #(#failures)*
                 failed
+            }
+
+            /// What each dataset read says about readiness, in the order of
+            /// [`Dataset::ALL`]; a deprecated dataset not read is left out.
+            pub(crate) fn reports(&self) -> Vec<(Dataset, crate::readiness::Report<'_>)> {
+                let mut all = Vec::with_capacity(#count);
+                #(#reports)*
+                all
+            }
+
+            /// Each dataset read, by name: whether it was read, or its error.
+            fn debug_entries(&self, list: &mut std::fmt::DebugMap<'_, '_>) {
+                use crate::session_datasets::Shown;
+                #(#debugs)*
+            }
+
+            /// Replaces a dataset's result with a newer read.
+            pub(crate) fn store(&mut self, fetched: Fetched) {
+                match fetched {
+                    #(#stores)*
+                }
+            }
+        }
+
+        #allow_ours
+        impl std::fmt::Debug for SessionDatasets {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                struct Datasets<'a>(&'a SessionDatasets);
+                #allow_ours
+                impl std::fmt::Debug for Datasets<'_> {
+                    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        let mut list = f.debug_map();
+                        self.0.debug_entries(&mut list);
+                        list.finish()
+                    }
+                }
+                f.debug_struct("SessionDatasets")
+                    .field("session_id", &self.session_id)
+                    .field("datasets", &Datasets(self))
+                    .finish()
             }
         }
 

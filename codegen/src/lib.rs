@@ -24,5 +24,6 @@ pub mod overlay;
 pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;
+pub mod readiness;
 
 pub use error_chain::error_chain;

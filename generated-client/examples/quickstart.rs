@@ -143,7 +143,7 @@ async fn run() -> Result<(), Failure> {
 /// an array or the kind of value; or the dataset's error. One failed dataset does not hide the
 /// others; the example still ends with the first error.
 async fn read_datasets(client: &Client, id: Uuid) -> Result<(), Failure> {
-    let datasets = client.session_datasets(id).await;
+    let datasets = client.session_datasets(id).await?;
     let mut first_failure = None;
     for (dataset, result) in datasets.to_json() {
         match result {

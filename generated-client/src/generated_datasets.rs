@@ -231,11 +231,43 @@ impl Dataset {
             Dataset::Scores => None,
         }
     }
+    /// Whether the dataset's answer says how far its providers have got (a
+    /// `sources` list, or a dataset-level `status`): found in the API description by
+    /// the answer's shape. One that does not (attachments, source files) is
+    /// [`not_reported`](crate::readiness::Readiness::not_reported).
+    pub fn reports_readiness(self) -> bool {
+        match self {
+            Dataset::InputRequirements => false,
+            Dataset::SourceFiles => false,
+            Dataset::AccountStatements => true,
+            Dataset::Attachments => false,
+            Dataset::CategorizationsSummary => true,
+            Dataset::Categorizations => true,
+            Dataset::CourtAndInsolvencies => true,
+            Dataset::IdentityVerifications => true,
+            Dataset::Immovables => true,
+            Dataset::LegalEntities => true,
+            Dataset::Metrics => true,
+            Dataset::NegativeTradelines => true,
+            Dataset::PersonDetails => true,
+            Dataset::PositiveTradelines => true,
+            Dataset::RegistryIncomes => true,
+            Dataset::Scores => true,
+        }
+    }
 }
 /// Every JSON dataset of one session, each with its own result. A deprecated dataset
 /// is `None` unless it was asked for. A new release of the API description may add
 /// fields, hence `#[non_exhaustive]`.
-#[derive(Debug, Clone)]
+///
+/// A read that succeeded says nothing about whether the data has arrived: a dataset
+/// whose providers are still waiting is a `200` with empty lists. Ask
+/// [`readiness`](SessionDatasets::readiness) or
+/// [`is_complete`](SessionDatasets::is_complete) before deciding on it.
+///
+/// Its `Debug` output shows the session's id and, for each dataset read, whether the
+/// read succeeded (or its error), never the data.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct SessionDatasets {
     /// The session read.
@@ -321,7 +353,8 @@ impl SessionDatasets {
         all.push((Dataset::Scores, json_of(self.scores.as_ref())));
         all
     }
-    /// The datasets that failed, with their errors.
+    /// The datasets whose read failed, with their errors (a read that succeeded may
+    /// still hold no data yet: see [`readiness`](SessionDatasets::readiness)).
     pub fn failures(&self) -> Vec<(Dataset, &Error)> {
         let mut failed = Vec::new();
         if let Err(error) = &self.input_requirements {
@@ -373,6 +406,512 @@ impl SessionDatasets {
             failed.push((Dataset::Scores, error));
         }
         failed
+    }
+    /// What each dataset read says about readiness, in the order of
+    /// [`Dataset::ALL`]; a deprecated dataset not read is left out.
+    pub(crate) fn reports(&self) -> Vec<(Dataset, crate::readiness::Report<'_>)> {
+        let mut all = Vec::with_capacity(16);
+        match &self.input_requirements {
+            Err(error) => {
+                all.push((
+                    Dataset::InputRequirements,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(_) => {
+                all.push((
+                    Dataset::InputRequirements,
+                    crate::readiness::Report::NotReported,
+                ))
+            }
+        }
+        match &self.source_files {
+            Err(error) => {
+                all.push((
+                    Dataset::SourceFiles,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(_) => {
+                all.push((Dataset::SourceFiles, crate::readiness::Report::NotReported))
+            }
+        }
+        match &self.account_statements {
+            Err(error) => {
+                all.push((
+                    Dataset::AccountStatements,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::AccountStatements,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::AccountStatements,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.attachments {
+            Err(error) => {
+                all.push((
+                    Dataset::Attachments,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(_) => {
+                all.push((Dataset::Attachments, crate::readiness::Report::NotReported))
+            }
+        }
+        match &self.categorizations_summary {
+            Err(error) => {
+                all.push((
+                    Dataset::CategorizationsSummary,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::CategorizationsSummary,
+                    {
+                        let mut statuses = Vec::new();
+                        for summary in value.summary.iter() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::dataset_level(
+                                        Dataset::CategorizationsSummary,
+                                        &summary.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.categorizations {
+            None => {}
+            Some(Err(error)) => {
+                all.push((
+                    Dataset::Categorizations,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Some(Ok(value)) => {
+                all.push((
+                    Dataset::Categorizations,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::Categorizations,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.court_and_insolvencies {
+            Err(error) => {
+                all.push((
+                    Dataset::CourtAndInsolvencies,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::CourtAndInsolvencies,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::CourtAndInsolvencies,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.identity_verifications {
+            Err(error) => {
+                all.push((
+                    Dataset::IdentityVerifications,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::IdentityVerifications,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::IdentityVerifications,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.immovables {
+            Err(error) => {
+                all.push((
+                    Dataset::Immovables,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::Immovables,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::Immovables,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.legal_entities {
+            Err(error) => {
+                all.push((
+                    Dataset::LegalEntities,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::LegalEntities,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::LegalEntities,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.metrics {
+            Err(error) => {
+                all.push((Dataset::Metrics, crate::readiness::Report::ReadFailed(error)))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::Metrics,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::Metrics,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.negative_tradelines {
+            Err(error) => {
+                all.push((
+                    Dataset::NegativeTradelines,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::NegativeTradelines,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::NegativeTradelines,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.person_details {
+            Err(error) => {
+                all.push((
+                    Dataset::PersonDetails,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::PersonDetails,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::PersonDetails,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.positive_tradelines {
+            Err(error) => {
+                all.push((
+                    Dataset::PositiveTradelines,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::PositiveTradelines,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::PositiveTradelines,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.registry_incomes {
+            Err(error) => {
+                all.push((
+                    Dataset::RegistryIncomes,
+                    crate::readiness::Report::ReadFailed(error),
+                ))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::RegistryIncomes,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::RegistryIncomes,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        match &self.scores {
+            Err(error) => {
+                all.push((Dataset::Scores, crate::readiness::Report::ReadFailed(error)))
+            }
+            Ok(value) => {
+                all.push((
+                    Dataset::Scores,
+                    {
+                        let mut statuses = Vec::new();
+                        for source in value.sources.iter().flatten() {
+                            statuses
+                                .push(
+                                    crate::readiness::ProviderStatus::new(
+                                        Dataset::Scores,
+                                        source.source_id.as_deref(),
+                                        source.country_code.as_deref(),
+                                        &source.status.to_string(),
+                                    ),
+                                );
+                        }
+                        crate::readiness::Report::Statuses(statuses)
+                    },
+                ))
+            }
+        }
+        all
+    }
+    /// Each dataset read, by name: whether it was read, or its error.
+    fn debug_entries(&self, list: &mut std::fmt::DebugMap<'_, '_>) {
+        use crate::session_datasets::Shown;
+        list.entry(
+            &Dataset::InputRequirements.name(),
+            &Shown(self.input_requirements.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::SourceFiles.name(),
+            &Shown(self.source_files.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::AccountStatements.name(),
+            &Shown(self.account_statements.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::Attachments.name(),
+            &Shown(self.attachments.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::CategorizationsSummary.name(),
+            &Shown(self.categorizations_summary.as_ref().map(|_| ())),
+        );
+        if let Some(result) = &self.categorizations {
+            list.entry(
+                &Dataset::Categorizations.name(),
+                &Shown(result.as_ref().map(|_| ())),
+            );
+        }
+        list.entry(
+            &Dataset::CourtAndInsolvencies.name(),
+            &Shown(self.court_and_insolvencies.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::IdentityVerifications.name(),
+            &Shown(self.identity_verifications.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::Immovables.name(),
+            &Shown(self.immovables.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::LegalEntities.name(),
+            &Shown(self.legal_entities.as_ref().map(|_| ())),
+        );
+        list.entry(&Dataset::Metrics.name(), &Shown(self.metrics.as_ref().map(|_| ())));
+        list.entry(
+            &Dataset::NegativeTradelines.name(),
+            &Shown(self.negative_tradelines.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::PersonDetails.name(),
+            &Shown(self.person_details.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::PositiveTradelines.name(),
+            &Shown(self.positive_tradelines.as_ref().map(|_| ())),
+        );
+        list.entry(
+            &Dataset::RegistryIncomes.name(),
+            &Shown(self.registry_incomes.as_ref().map(|_| ())),
+        );
+        list.entry(&Dataset::Scores.name(), &Shown(self.scores.as_ref().map(|_| ())));
+    }
+    /// Replaces a dataset's result with a newer read.
+    pub(crate) fn store(&mut self, fetched: Fetched) {
+        match fetched {
+            Fetched::InputRequirements(result) => self.input_requirements = result,
+            Fetched::SourceFiles(result) => self.source_files = result,
+            Fetched::AccountStatements(result) => self.account_statements = result,
+            Fetched::Attachments(result) => self.attachments = result,
+            Fetched::CategorizationsSummary(result) => {
+                self.categorizations_summary = result;
+            }
+            Fetched::Categorizations(result) => self.categorizations = Some(result),
+            Fetched::CourtAndInsolvencies(result) => self.court_and_insolvencies = result,
+            Fetched::IdentityVerifications(result) => {
+                self.identity_verifications = result;
+            }
+            Fetched::Immovables(result) => self.immovables = result,
+            Fetched::LegalEntities(result) => self.legal_entities = result,
+            Fetched::Metrics(result) => self.metrics = result,
+            Fetched::NegativeTradelines(result) => self.negative_tradelines = result,
+            Fetched::PersonDetails(result) => self.person_details = result,
+            Fetched::PositiveTradelines(result) => self.positive_tradelines = result,
+            Fetched::RegistryIncomes(result) => self.registry_incomes = result,
+            Fetched::Scores(result) => self.scores = result,
+        }
+    }
+}
+#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
+impl std::fmt::Debug for SessionDatasets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Datasets<'a>(&'a SessionDatasets);
+        #[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
+        impl std::fmt::Debug for Datasets<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let mut list = f.debug_map();
+                self.0.debug_entries(&mut list);
+                list.finish()
+            }
+        }
+        f.debug_struct("SessionDatasets")
+            .field("session_id", &self.session_id)
+            .field("datasets", &Datasets(self))
+            .finish()
     }
 }
 /// What one read returned, before it goes into its field.

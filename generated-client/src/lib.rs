@@ -24,7 +24,8 @@
 //! - `rate_limit` (feature `rate-limit`, on by default): `ClientBuilder::rate_limit`, a limiter
 //!   shared by a client's clones that slows down on `429` and recovers;
 //! - `session_datasets` (feature `session-datasets`, on by default): every JSON dataset of a
-//!   session at once, concurrently (`Client::session_datasets`);
+//!   session at once, concurrently (`Client::session_datasets`); `readiness`: whether the
+//!   data has arrived (each provider's answer, `SessionDatasets::readiness`);
 //! - [`paging`]: the session search as a `Stream`; [`download`]: bodies streamed, and to disk
 //!   atomically (feature `downloads`); `statement` (feature `statements`): TSV statements as rows; [`source_file`]: Base64 contents decoded;
 //!   [`wait`]: waiting for the customer.
@@ -139,6 +140,8 @@ pub mod operation;
 pub mod paging;
 #[cfg(feature = "rate-limit")]
 pub mod rate_limit;
+#[cfg(feature = "session-datasets")]
+pub mod readiness;
 pub mod retry;
 pub mod runtime;
 #[cfg(feature = "session-datasets")]

@@ -2,22 +2,33 @@
 //!
 //! A lending decision needs all of a session's datasets. Read one after another they cost one
 //! round trip each; read concurrently, about one in all. Each dataset keeps its own result: a
-//! provider that failed (a `404` for a package the session does not include, a `5xx`, a body
-//! that does not decode) does not hide the others.
+//! read that failed (a `5xx`, a body that does not decode) does not hide the others.
+//!
+//! **A read that succeeded is not data that arrived.** Once the customer has consented, each
+//! Data Provider answers in its own time; until it does, its datasets are a `200` with empty
+//! lists and `sources[].status = WAITING_FOR_PROVIDER`. A package the session did not request is
+//! a `200` too, its sources `PACKAGE_UPGRADE_REQUIRED` (not a `404`). Gate a decision on
+//! [`SessionDatasets::readiness`] ([`crate::readiness`]), or wait for the data with
+//! [`Client::wait_for_data`](crate::Client::wait_for_data):
 //!
 //! ```no_run
 //! use creditdata_client::prelude::*;
 //!
 //! # async fn f(client: &Client, id: uuid::Uuid) -> Result<()> {
-//! let datasets = client.session_datasets(id).concurrency(8).await;
+//! let datasets = client.session_datasets(id).concurrency(8).await?;
+//! let readiness = datasets.readiness();
+//! if !readiness.is_complete() {
+//!     eprintln!("not deciding on partial data: {readiness}");
+//!     return Ok(());
+//! }
 //! if let Ok(scores) = &datasets.scores {
 //!     println!("{} scores", scores.scores.as_ref().map_or(0, Vec::len));
 //! }
-//! for (dataset, error) in datasets.failures() {
-//!     eprintln!("{}: {error}", dataset.name());
-//! }
 //! # Ok(()) }
 //! ```
+//!
+//! A session that does not exist is one error, not one per dataset: when every dataset read
+//! answers `404`, the session itself is read once, and its `404` (`GetSession`) is the result.
 //!
 //! The list of datasets is generated from the API description (`generated_datasets.rs`, see
 //! [`Dataset`]): a dataset the vendor adds is read here, by `creditdata datasets all` and by
@@ -39,15 +50,50 @@ use crate::error::Error;
 
 pub use crate::generated_datasets::{Dataset, SessionDatasets};
 use crate::generated_datasets::{Slots, fetch};
+use crate::readiness::Report;
+pub use crate::readiness::{Outcome, ProviderStatus, Readiness};
 
 /// How many datasets are read at once by default: all of them, so that a session costs one
 /// round trip. Lower it with [`SessionDatasetsRequest::concurrency`] to be gentler.
 pub const DEFAULT_CONCURRENCY: usize = Dataset::ALL.len();
 
 impl SessionDatasets {
-    /// Whether every dataset that was read succeeded.
+    /// Whether every dataset read answered (`failures()` is empty); says nothing about the
+    /// data having arrived.
+    #[deprecated(
+        note = "true while every provider is still waiting: use `readiness().is_complete()` \
+                (or `is_complete()`) to gate a decision, `reads_succeeded()` for the reads alone"
+    )]
     pub fn all_succeeded(&self) -> bool {
+        self.reads_succeeded()
+    }
+
+    /// Whether every dataset read answered, whatever the answers say: a session whose
+    /// providers are all still waiting passes. For whether the data has arrived, see
+    /// [`is_complete`](Self::is_complete).
+    pub fn reads_succeeded(&self) -> bool {
         self.failures().is_empty()
+    }
+
+    /// Whether every read failed with `404`: the session may not exist.
+    fn every_read_not_found(&self) -> bool {
+        let reads = self.reports();
+        !reads.is_empty()
+            && reads.iter().all(|(_, report)| {
+                matches!(report, Report::ReadFailed(error) if error.status().map(|s| s.as_u16()) == Some(404))
+            })
+    }
+}
+
+/// A dataset's read result in `Debug`: `read`, or the error (never the data).
+pub(crate) struct Shown<'a>(pub(crate) Result<(), &'a Error>);
+
+impl std::fmt::Debug for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Ok(()) => f.write_str("read"),
+            Err(error) => error.fmt(f),
+        }
     }
 }
 
@@ -120,8 +166,10 @@ impl SessionDatasetsRequest<'_> {
         self
     }
 
-    /// Reads the datasets (what `.await` does).
-    pub async fn fetch(self) -> SessionDatasets {
+    /// Reads the datasets (what `.await` does). The one error is a session that does not
+    /// exist (every dataset answered `404`, and so did the session); any other failure stays
+    /// with its dataset.
+    pub async fn fetch(self) -> Result<SessionDatasets, Error> {
         let SessionDatasetsRequest {
             client,
             session_id,
@@ -138,13 +186,18 @@ impl SessionDatasetsRequest<'_> {
         while let Some(fetched) = reads.next().await {
             slots.put(fetched);
         }
-        slots.finish(session_id)
+        let datasets = slots.finish(session_id);
+        if datasets.every_read_not_found() {
+            // One read says whether the session exists; its error replaces one per dataset.
+            client.get_session().session_id(session_id).call().await?;
+        }
+        Ok(datasets)
     }
 }
 
 impl<'a> IntoFuture for SessionDatasetsRequest<'a> {
-    type Output = SessionDatasets;
-    type IntoFuture = Pin<Box<dyn Future<Output = SessionDatasets> + Send + 'a>>;
+    type Output = Result<SessionDatasets, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<SessionDatasets, Error>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.fetch())
@@ -155,7 +208,9 @@ impl Client {
     /// Reads every JSON dataset of the session concurrently (at most
     /// [`DEFAULT_CONCURRENCY`] at once unless set with
     /// [`concurrency`](SessionDatasetsRequest::concurrency)), each with its own result; `.await`
-    /// it. See [`session_datasets`](crate::session_datasets).
+    /// it. A session that does not exist is one error (`GetSession`'s `404`). Check
+    /// [`SessionDatasets::readiness`] before deciding on the data: see
+    /// [`session_datasets`](crate::session_datasets).
     pub fn session_datasets(&self, session_id: Uuid) -> SessionDatasetsRequest<'_> {
         SessionDatasetsRequest {
             client: self,

@@ -1,4 +1,6 @@
-//! Waiting for the Data Subject: poll a session until it leaves `WAITING_FOR_CUSTOMER`.
+//! Waiting on a session: for the Data Subject ([`Client::wait_for_customer`]: until the
+//! session leaves `WAITING_FOR_CUSTOMER`) and for the data ([`Client::wait_for_data`]: until
+//! every provider has answered too).
 //!
 //! The service has no webhooks or callbacks (none are published), so the only way to learn
 //! that the customer has acted is to read the session again. [`Client::wait_for_customer`]
@@ -26,6 +28,9 @@
 //! seen. Transient failures of a poll (timeouts, broken connections, 408/429/5xx after the
 //! client's own retries) do not end the wait; other errors (404, 401, ...) end it at once.
 
+#[cfg(feature = "session-datasets")]
+mod data;
+
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -34,7 +39,10 @@ use uuid::Uuid;
 use crate::types::{CustomerProgressStatus, Session};
 use crate::{Client, Error, Result};
 
-/// How long and how often [`Client::wait_for_customer`] polls.
+#[cfg(feature = "session-datasets")]
+pub use data::DataWait;
+
+/// How long and how often [`Client::wait_for_customer`] and [`Client::wait_for_data`] poll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitOptions {
     /// How long to wait in total before giving up (default 15 minutes). The last poll happens
@@ -78,24 +86,74 @@ impl WaitOptions {
     }
 }
 
+/// The clock of one wait: its start, its deadline and the growing pause between polls.
+pub(crate) struct Schedule {
+    started: Instant,
+    deadline: Option<Instant>,
+    interval: Duration,
+    max_interval: Duration,
+}
+
+impl Schedule {
+    pub(crate) fn start(options: WaitOptions) -> Schedule {
+        let started = Instant::now();
+        // Zero intervals would spin: at least a millisecond between polls.
+        let max_interval = options.max_interval.max(Duration::from_millis(1));
+        Schedule {
+            started,
+            // A timeout too long for the clock (`Duration::MAX`) means no deadline.
+            deadline: started.checked_add(options.timeout),
+            interval: options
+                .initial_interval
+                .clamp(Duration::from_millis(1), max_interval),
+            max_interval,
+        }
+    }
+
+    /// Whether the deadline has passed.
+    pub(crate) fn is_over(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    /// How long the wait has lasted.
+    pub(crate) fn waited(&self) -> Duration {
+        Instant::now().saturating_duration_since(self.started)
+    }
+
+    /// Sleeps until the next poll (at the deadline at the latest), and doubles the pause.
+    pub(crate) async fn pause(&mut self) {
+        let until_deadline = self.deadline.map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        tokio::time::sleep(self.interval.min(until_deadline)).await;
+        self.interval = self.interval.saturating_mul(2).min(self.max_interval);
+    }
+}
+
 /// Waiting for the customer.
 impl Client {
     /// Reads session `session_id` (`GET /v1/sessions/{sessionId}`) until its
     /// `customerProgressStatus` is no longer `WAITING_FOR_CUSTOMER`, and returns it. See the
     /// [module documentation](self) for what ends the wait.
+    ///
+    /// The session's providers may not have answered yet when this returns:
+    /// [`wait_for_data`](Client::wait_for_data) waits for them too.
     pub async fn wait_for_customer(
         &self,
         session_id: Uuid,
         options: WaitOptions,
     ) -> Result<Session> {
-        let started = Instant::now();
-        // A timeout too long for the clock (`Duration::MAX`) means no deadline.
-        let deadline = started.checked_add(options.timeout);
-        // Zero intervals would spin: at least a millisecond between polls.
-        let max_interval = options.max_interval.max(Duration::from_millis(1));
-        let mut interval = options
-            .initial_interval
-            .clamp(Duration::from_millis(1), max_interval);
+        self.wait_for_customer_within(session_id, &mut Schedule::start(options))
+            .await
+    }
+
+    /// [`wait_for_customer`](Client::wait_for_customer) on `schedule`'s clock.
+    pub(crate) async fn wait_for_customer_within(
+        &self,
+        session_id: Uuid,
+        schedule: &mut Schedule,
+    ) -> Result<Session> {
         loop {
             // This poll's outcome; the failures that end the wait at once return here.
             let outcome: Result<Session> =
@@ -120,19 +178,15 @@ impl Client {
                     }
                     Err(error) => return Err(error),
                 };
-            let now = Instant::now();
-            if deadline.is_some_and(|deadline| now >= deadline) {
+            if schedule.is_over() {
                 // When the last poll failed, its error says more than an older session would.
                 let session = outcome?;
                 return Err(Error::WaitTimedOut {
                     session: Box::new(session),
-                    waited: now.saturating_duration_since(started),
+                    waited: schedule.waited(),
                 });
             }
-            let until_deadline =
-                deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(now));
-            tokio::time::sleep(interval.min(until_deadline)).await;
-            interval = interval.saturating_mul(2).min(max_interval);
+            schedule.pause().await;
         }
     }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use creditdata_client::session_datasets::{DEFAULT_CONCURRENCY, Dataset};
+use creditdata_client::session_datasets::{DEFAULT_CONCURRENCY, Dataset, ProviderStatus};
 use creditdata_client::{Client, Error};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -164,12 +164,14 @@ async fn reads_every_dataset_with_at_most_the_given_concurrency() {
     let server = holding_server(4, wanted, None).await;
     let client = client(&server);
 
-    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(4)).await;
+    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(4))
+        .await
+        .unwrap();
 
     let seen = server.seen.lock().unwrap().clone();
     assert_eq!(seen.most_in_flight, 4, "four at once, never more: {seen:?}");
     assert_eq!(seen.received, wanted, "one request per dataset");
-    assert!(datasets.all_succeeded(), "{:?}", datasets.failures());
+    assert!(datasets.reads_succeeded(), "{:?}", datasets.failures());
     #[allow(
         deprecated,
         reason = "checks that the deprecated dataset is left unread"
@@ -197,7 +199,8 @@ async fn by_default_a_session_is_one_round_trip() {
             .session_datasets(session_id())
             .include_deprecated(true),
     )
-    .await;
+    .await
+    .unwrap();
 
     let seen = server.seen.lock().unwrap().clone();
     assert_eq!(
@@ -229,7 +232,9 @@ async fn one_failed_dataset_does_not_hide_the_others() {
     let server = holding_server(3, wanted, Some("scores")).await;
     let client = client(&server);
 
-    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(3)).await;
+    let datasets = within_a_minute(client.session_datasets(session_id()).concurrency(3))
+        .await
+        .unwrap();
 
     let failures = datasets.failures();
     assert_eq!(failures.len(), 1, "{failures:?}");
@@ -334,4 +339,90 @@ fn the_datasets_are_those_of_the_effective_description() {
         "{listed:?}"
     );
     assert_eq!(DEFAULT_CONCURRENCY, Dataset::ALL.len());
+}
+
+/// The provider statuses of the recorded answers (`tests/data/get_*.json`), decoded by the
+/// generated code and sorted the way a decision needs them.
+#[tokio::test]
+async fn readiness_sorts_every_provider_of_every_dataset() {
+    let wanted = Dataset::ALL.iter().filter(|d| !d.deprecated()).count();
+    let server = holding_server(wanted, wanted, None).await;
+    let client = client(&server);
+
+    let datasets = within_a_minute(client.session_datasets(session_id()))
+        .await
+        .unwrap();
+    assert!(datasets.reads_succeeded(), "{:?}", datasets.failures());
+    let readiness = datasets.readiness();
+    let has = |list: &[ProviderStatus], dataset: Dataset, status: &str| {
+        list.iter()
+            .any(|p| p.dataset == dataset && p.status.as_str() == status)
+    };
+
+    // person-details: one provider answered, one still waiting.
+    assert!(has(&readiness.answered, Dataset::PersonDetails, "SUCCESS"));
+    assert!(has(
+        &readiness.pending,
+        Dataset::PersonDetails,
+        "WAITING_FOR_PROVIDER"
+    ));
+    assert!(
+        readiness
+            .pending_datasets()
+            .contains(&Dataset::PersonDetails)
+    );
+    // A status no release of the description lists: failed, never answered.
+    assert!(has(
+        &readiness.failed,
+        Dataset::CourtAndInsolvencies,
+        "NEW_STATUS_2027"
+    ));
+    assert!(has(
+        &readiness.failed,
+        Dataset::RegistryIncomes,
+        "ID_TAX_ONLY"
+    ));
+    // The categorizations summary's dataset-level status, without provider or country.
+    let summary = readiness
+        .failed
+        .iter()
+        .find(|p| p.dataset == Dataset::CategorizationsSummary)
+        .expect("the summary's SOME_DATA_MISSING is a failure");
+    assert_eq!(summary.status.as_str(), "SOME_DATA_MISSING");
+    assert_eq!((&summary.source_id, &summary.country_code), (&None, &None));
+    assert!(has(
+        &readiness.not_requested,
+        Dataset::NegativeTradelines,
+        "PACKAGE_UPGRADE_REQUIRED"
+    ));
+    for silent in [Dataset::Attachments, Dataset::SourceFiles] {
+        assert!(!silent.reports_readiness(), "{silent:?}");
+        assert!(readiness.not_reported.contains(&silent), "{silent:?}");
+    }
+    assert!(Dataset::Scores.reports_readiness());
+    assert!(readiness.unreadable.is_empty());
+    assert!(!readiness.is_complete() && !readiness.is_settled());
+    assert!(!datasets.is_complete());
+    let scores = readiness
+        .answered
+        .iter()
+        .find(|p| p.dataset == Dataset::Scores)
+        .unwrap();
+    assert!(
+        scores.source_id.is_some() && scores.country_code.is_some(),
+        "{scores:?}"
+    );
+
+    // Debug shows the readiness and the reads, never the data.
+    let debug = format!("{datasets:?} {readiness:?}");
+    let person: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/get_person_details.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let family_name = person["familyNames"][0]["value"].as_str().unwrap();
+    assert!(!debug.contains(family_name), "{debug}");
+    assert!(debug.contains("WaitingForProvider") && debug.contains("person-details"));
 }

@@ -1,0 +1,421 @@
+//! Whether a session's data has arrived: each provider's answer, typed, and a summary a
+//! decision can gate on ([`SessionDatasets::readiness`]).
+//!
+//! A session is `COMPLETED_BY_CUSTOMER` once the consumer has consented; each Data Provider
+//! answers later. Until it does, every dataset is a `200` with empty lists and
+//! `sources[].status = WAITING_FOR_PROVIDER`: a read that succeeded is not data that arrived.
+//! Each dataset's answer lists its providers (`sources`), and each provider's status falls in
+//! one of four [`Outcome`]s:
+//!
+//! | status | [`Outcome`] |
+//! |---|---|
+//! | `SUCCESS` (an empty answer included: the subject is unknown to the provider) | [`Answered`](Outcome::Answered) |
+//! | `WAITING_FOR_PROVIDER`, `WAITING_FOR_CUSTOMER` | [`Pending`](Outcome::Pending) |
+//! | `PACKAGE_UPGRADE_REQUIRED` (the session did not request this data) | [`NotRequested`](Outcome::NotRequested) |
+//! | `ERROR`, `FORBIDDEN`, `UNSUPPORTED_COUNTRY`, `ID_TAX_ONLY`, `UNKNOWN`, and **any status this client does not know** | [`Failed`](Outcome::Failed) |
+//!
+//! A status a newer service sends (`PROVIDER_MAINTENANCE`, say) is never taken for an answer.
+//! It counts as failed rather than pending: this client cannot tell whether it will ever
+//! change, and a wait on it would last until its deadline. The status itself is kept
+//! ([`ProviderStatus::status`]), so a caller who knows better can say so.
+//!
+//! The categorizations summary has no providers, only a dataset-level `summary.status`
+//! (SourceStatus plus `SOME_DATA_MISSING`, which the service sends when some providers answered
+//! and others did not). It counts as one entry without provider or country, classified the
+//! same way: `SOME_DATA_MISSING` is a final answer with data missing, so it is failed. Which
+//! datasets report readiness, and how, is found in the API description by the shape of their
+//! answer ([`Dataset::reports_readiness`]); those that do not (attachments, source files,
+//! input requirements) are listed as [`not_reported`](Readiness::not_reported), never as
+//! ready.
+//!
+//! **Complete** ([`Readiness::is_complete`]) means: every dataset was read, and every provider
+//! of every dataset that reports readiness answered `SUCCESS`, or reported that the session did
+//! not request its data. Nothing pending, nothing failed. A decision that needs the data
+//! refuses to run otherwise:
+//!
+//! ```no_run
+//! use creditdata_client::prelude::*;
+//!
+//! # async fn f(client: &Client, id: uuid::Uuid) -> Result<()> {
+//! let datasets = client.session_datasets(id).await?;
+//! let readiness = datasets.readiness();
+//! if !readiness.is_complete() {
+//!     for provider in &readiness.pending {
+//!         eprintln!("still waiting: {provider}");
+//!     }
+//!     for provider in &readiness.failed {
+//!         eprintln!("failed: {provider}");
+//!     }
+//!     for (dataset, error) in &readiness.unreadable {
+//!         eprintln!("{}: {error}", dataset.name());
+//!     }
+//!     return Ok(()); // no decision on partial data
+//! }
+//! // every provider answered: decide
+//! # Ok(()) }
+//! ```
+//!
+//! To wait until the data is there, use
+//! [`Client::wait_for_data`](crate::Client::wait_for_data).
+//!
+//! Provider ids and countries are not personal data: they appear in `Debug` and `Display`.
+//! Dataset contents never do.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::error::Error;
+use crate::session_datasets::{Dataset, SessionDatasets};
+use crate::types::SourceStatus;
+
+/// How a provider's status counts. See the [module documentation](self) for which status is
+/// which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The provider answered (`SUCCESS`): its data, possibly none, is in the dataset.
+    Answered,
+    /// The provider has not answered yet (`WAITING_FOR_PROVIDER`), or waits for the customer
+    /// (`WAITING_FOR_CUSTOMER`). Reading again later may find its data.
+    Pending,
+    /// The session did not request this data (`PACKAGE_UPGRADE_REQUIRED`): no provider was
+    /// asked. It does not make a session incomplete; upgrade the session if you need the data.
+    NotRequested,
+    /// The provider gave a final answer without the data (`ERROR`, `FORBIDDEN`,
+    /// `UNSUPPORTED_COUNTRY`, `ID_TAX_ONLY`, `UNKNOWN`, `SOME_DATA_MISSING`), or a status this
+    /// client does not know.
+    Failed,
+}
+
+impl Outcome {
+    /// The outcome of a provider's status.
+    pub fn of(status: &SourceStatus) -> Outcome {
+        Outcome::of_wire(status.as_str())
+    }
+
+    /// The outcome of a status as the service spells it (`"WAITING_FOR_PROVIDER"`): also for
+    /// dataset-level statuses such as the categorizations summary's.
+    pub fn of_wire(status: &str) -> Outcome {
+        // By the wire value rather than the enum's variants, so that the dataset-level status
+        // enums (a superset of SourceStatus) and a value a release adds classify alike.
+        match status {
+            "SUCCESS" => Outcome::Answered,
+            "WAITING_FOR_PROVIDER" | "WAITING_FOR_CUSTOMER" => Outcome::Pending,
+            "PACKAGE_UPGRADE_REQUIRED" => Outcome::NotRequested,
+            _ => Outcome::Failed,
+        }
+    }
+
+    /// Whether the provider has given its final answer (anything but pending).
+    pub fn is_final(self) -> bool {
+        self != Outcome::Pending
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Answered => "answered",
+            Outcome::Pending => "pending",
+            Outcome::NotRequested => "not requested",
+            Outcome::Failed => "failed",
+        })
+    }
+}
+
+/// One provider's status for one dataset (an element of its `sources`), or a dataset-level
+/// status (no provider, no country).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ProviderStatus {
+    /// The dataset that reported it.
+    pub dataset: Dataset,
+    /// The provider (`sourceId`); `None` for a dataset-level status, or when the service sent
+    /// none.
+    pub source_id: Option<String>,
+    /// The provider's country (ISO 3166-1 alpha-3), when the service sent it.
+    pub country_code: Option<String>,
+    /// The status as the service sent it; a value this client does not know is
+    /// [`SourceStatus::Unrecognized`], and so is `SOME_DATA_MISSING`.
+    pub status: SourceStatus,
+}
+
+impl ProviderStatus {
+    /// An entry of a dataset's `sources` (called by the generated code).
+    pub(crate) fn new(
+        dataset: Dataset,
+        source_id: Option<&str>,
+        country_code: Option<&str>,
+        status: &str,
+    ) -> ProviderStatus {
+        ProviderStatus {
+            dataset,
+            source_id: source_id.map(str::to_owned),
+            country_code: country_code.map(str::to_owned),
+            status: SourceStatus::from(status),
+        }
+    }
+
+    /// A status that speaks for the whole dataset (called by the generated code).
+    pub(crate) fn dataset_level(dataset: Dataset, status: &str) -> ProviderStatus {
+        ProviderStatus::new(dataset, None, None, status)
+    }
+
+    /// How its status counts.
+    pub fn outcome(&self) -> Outcome {
+        Outcome::of(&self.status)
+    }
+}
+
+/// `scores: provider GB-BUREAU (GBR) WAITING_FOR_PROVIDER`; `categorizations-summary:
+/// SOME_DATA_MISSING` for a dataset-level status.
+impl fmt::Display for ProviderStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.dataset.name())?;
+        if let Some(source) = &self.source_id {
+            write!(f, "provider {source} ")?;
+        }
+        if let Some(country) = &self.country_code {
+            write!(f, "({country}) ")?;
+        }
+        write!(f, "{}", self.status)
+    }
+}
+
+/// What one dataset read says about readiness (filled in by the generated code).
+pub(crate) enum Report<'a> {
+    /// The read failed.
+    ReadFailed(&'a Error),
+    /// The dataset's answer has no provider statuses.
+    NotReported,
+    /// The statuses it reported (possibly none).
+    Statuses(Vec<ProviderStatus>),
+}
+
+/// Whether a session's data has arrived: every provider status of every dataset read, sorted
+/// by [`Outcome`], and the datasets that could not be read. Made by
+/// [`SessionDatasets::readiness`]; see the [module documentation](self).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Readiness {
+    /// Providers that answered (`SUCCESS`).
+    pub answered: Vec<ProviderStatus>,
+    /// Providers that have not answered yet.
+    pub pending: Vec<ProviderStatus>,
+    /// Providers that gave a final answer without the data, or a status this client does not
+    /// know.
+    pub failed: Vec<ProviderStatus>,
+    /// Data the session did not request (`PACKAGE_UPGRADE_REQUIRED`).
+    pub not_requested: Vec<ProviderStatus>,
+    /// Datasets whose read failed, with the error: nothing is known of their providers.
+    pub unreadable: Vec<(Dataset, Error)>,
+    /// Datasets read whose answer does not say how far its providers have got (attachments,
+    /// source files, ...): their content is what the service has now.
+    pub not_reported: Vec<Dataset>,
+}
+
+impl Readiness {
+    /// Every dataset was read and no provider is pending or failed: the data a decision needs
+    /// is all there. (Data the session did not request, and datasets that do not report
+    /// readiness, do not count against it.)
+    pub fn is_complete(&self) -> bool {
+        self.is_settled() && self.failed.is_empty() && self.unreadable.is_empty()
+    }
+
+    /// No provider is pending: every one has given its final answer (some may have failed).
+    /// Reading again will not change the data, short of a new release of a provider's answer.
+    pub fn is_settled(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// The datasets with at least one pending provider, in the order of [`Dataset::ALL`].
+    pub fn pending_datasets(&self) -> BTreeSet<Dataset> {
+        self.pending.iter().map(|status| status.dataset).collect()
+    }
+
+    /// The datasets with at least one failed provider or a failed read.
+    pub fn failed_datasets(&self) -> BTreeSet<Dataset> {
+        self.failed
+            .iter()
+            .map(|status| status.dataset)
+            .chain(self.unreadable.iter().map(|(dataset, _)| *dataset))
+            .collect()
+    }
+
+    fn add(&mut self, report: Report<'_>, dataset: Dataset) {
+        match report {
+            Report::ReadFailed(error) => self.unreadable.push((dataset, error.clone())),
+            Report::NotReported => self.not_reported.push(dataset),
+            Report::Statuses(statuses) => {
+                for status in statuses {
+                    match status.outcome() {
+                        Outcome::Answered => self.answered.push(status),
+                        Outcome::Pending => self.pending.push(status),
+                        Outcome::NotRequested => self.not_requested.push(status),
+                        Outcome::Failed => self.failed.push(status),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `complete`, or what keeps it from being: `2 pending (scores: provider X (GBR)
+/// WAITING_FOR_PROVIDER, ...); 1 failed (...); 1 unreadable (scores)`.
+impl fmt::Display for Readiness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_complete() {
+            return f.write_str("complete");
+        }
+        let mut parts = Vec::new();
+        let list = |statuses: &[ProviderStatus]| {
+            statuses
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.pending.is_empty() {
+            parts.push(format!(
+                "{} pending ({})",
+                self.pending.len(),
+                list(&self.pending)
+            ));
+        }
+        if !self.failed.is_empty() {
+            parts.push(format!(
+                "{} failed ({})",
+                self.failed.len(),
+                list(&self.failed)
+            ));
+        }
+        if !self.unreadable.is_empty() {
+            let names: Vec<&str> = self.unreadable.iter().map(|(d, _)| d.name()).collect();
+            parts.push(format!(
+                "{} unreadable ({})",
+                self.unreadable.len(),
+                names.join(", ")
+            ));
+        }
+        f.write_str(&parts.join("; "))
+    }
+}
+
+impl SessionDatasets {
+    /// Whether the session's data has arrived: each provider's status by [`Outcome`], and
+    /// the datasets that could not be read. See the [module documentation](crate::readiness).
+    pub fn readiness(&self) -> Readiness {
+        let mut readiness = Readiness::default();
+        for (dataset, report) in self.reports() {
+            readiness.add(report, dataset);
+        }
+        readiness
+    }
+
+    /// Every dataset was read and every provider answered: see [`Readiness::is_complete`].
+    pub fn is_complete(&self) -> bool {
+        self.readiness().is_complete()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_success_is_an_answer() {
+        assert_eq!(Outcome::of(&SourceStatus::Success), Outcome::Answered);
+        for pending in [
+            SourceStatus::WaitingForProvider,
+            SourceStatus::WaitingForCustomer,
+        ] {
+            assert_eq!(Outcome::of(&pending), Outcome::Pending, "{pending}");
+        }
+        assert_eq!(
+            Outcome::of(&SourceStatus::PackageUpgradeRequired),
+            Outcome::NotRequested
+        );
+        for failed in [
+            SourceStatus::Error,
+            SourceStatus::Forbidden,
+            SourceStatus::UnsupportedCountry,
+            SourceStatus::IdTaxOnly,
+            SourceStatus::Unknown,
+        ] {
+            assert_eq!(Outcome::of(&failed), Outcome::Failed, "{failed}");
+        }
+    }
+
+    #[test]
+    fn a_status_of_a_newer_release_is_not_an_answer() {
+        // The release-day fixture's new value, and whatever comes after it: kept as sent and
+        // counted as failed, never as answered or pending.
+        for wire in ["PROVIDER_MAINTENANCE", "SOMETHING_NEW", "SOME_DATA_MISSING"] {
+            let status = SourceStatus::from(wire);
+            assert_eq!(status.as_str(), wire);
+            assert_eq!(Outcome::of(&status), Outcome::Failed, "{wire}");
+            assert!(Outcome::of(&status).is_final());
+        }
+    }
+
+    fn status(dataset: Dataset, wire: &str) -> ProviderStatus {
+        ProviderStatus::new(dataset, Some("GB-BUREAU"), Some("GBR"), wire)
+    }
+
+    #[test]
+    fn complete_means_nothing_pending_failed_or_unread() {
+        let mut readiness = Readiness::default();
+        readiness.add(
+            Report::Statuses(vec![
+                status(Dataset::Scores, "SUCCESS"),
+                status(Dataset::Scores, "PACKAGE_UPGRADE_REQUIRED"),
+            ]),
+            Dataset::Scores,
+        );
+        readiness.add(Report::NotReported, Dataset::Attachments);
+        assert!(readiness.is_complete(), "{readiness}");
+        assert_eq!(readiness.to_string(), "complete");
+
+        let mut waiting = readiness.clone();
+        waiting.add(
+            Report::Statuses(vec![status(Dataset::PersonDetails, "WAITING_FOR_PROVIDER")]),
+            Dataset::PersonDetails,
+        );
+        assert!(!waiting.is_complete() && !waiting.is_settled());
+        assert_eq!(
+            waiting.pending_datasets().into_iter().collect::<Vec<_>>(),
+            [Dataset::PersonDetails]
+        );
+        assert_eq!(
+            waiting.to_string(),
+            "1 pending (person-details: provider GB-BUREAU (GBR) WAITING_FOR_PROVIDER)"
+        );
+
+        let mut failed = readiness.clone();
+        failed.add(
+            Report::Statuses(vec![ProviderStatus::dataset_level(
+                Dataset::CategorizationsSummary,
+                "SOME_DATA_MISSING",
+            )]),
+            Dataset::CategorizationsSummary,
+        );
+        assert!(failed.is_settled() && !failed.is_complete());
+        assert_eq!(
+            failed.to_string(),
+            "1 failed (categorizations-summary: SOME_DATA_MISSING)"
+        );
+
+        let mut unread = readiness;
+        let error = Error::InvalidResponse {
+            operation: Some("GetScores"),
+            message: "x".into(),
+        };
+        unread.add(Report::ReadFailed(&error), Dataset::Scores);
+        assert!(unread.is_settled() && !unread.is_complete());
+        assert_eq!(unread.to_string(), "1 unreadable (scores)");
+        assert_eq!(
+            unread.failed_datasets().into_iter().collect::<Vec<_>>(),
+            [Dataset::Scores]
+        );
+    }
+}
