@@ -28,7 +28,12 @@ EXIT STATUS:
   4    not found: the service answered 404 (unknown session, statement, file...)
   5    `sessions wait`: the session ended without the customer completing it
        (EXPIRED, DELIVERY_FAILED)
-  6    `sessions wait`: the wait timed out while the customer was still awaited
+  6    `sessions wait`: the wait timed out while the customer or providers were
+       still awaited (stderr names what is pending)
+  7    the data is final but some providers failed or refused (`sessions wait`,
+       `datasets all`, `export`; stderr names dataset, provider, country, status)
+  8    some providers have not answered yet: what was printed or exported is
+       partial (`datasets all`, `export`; stderr names them); try again later
   130  interrupted (Ctrl-C); a download in progress leaves no partial file
 
 ENVIRONMENT (a command-line option wins over its variable):
@@ -82,7 +87,7 @@ see cli/README.md, \"Export\".";
 /// for lists that stream); errors go to stderr and the exit status says what kind of failure
 /// it was.
 #[derive(Debug, Parser)]
-#[command(name = "creditdata", version, after_long_help = AFTER_HELP, after_help = "Exit status: 0 ok, 1 service/network failure, 2 usage, 3 authentication, 4 not found, 5/6 `sessions wait` (see --help).")]
+#[command(name = "creditdata", version, after_long_help = AFTER_HELP, after_help = "Exit status: 0 ok, 1 service/network failure, 2 usage, 3 authentication, 4 not found, 5/6 `sessions wait`, 7 providers failed, 8 providers pending (see --help).")]
 pub struct Cli {
     /// Options that apply to every command.
     #[command(flatten)]
@@ -281,11 +286,19 @@ pub enum SessionsCommand {
         /// The session id.
         id: Uuid,
     },
-    /// Wait until the customer has acted; exit 0 when completed, 5 when the session expired or
-    /// could not be delivered, 6 when the wait timed out.
+    /// Wait until the session's data has arrived (the customer completed and every provider
+    /// answered), or with `--until customer` only until the customer has acted. Exit 0 when
+    /// ready (or completed), 7 when every provider answered but some failed or refused (named on
+    /// stderr), 5 when the session expired or could not be delivered, 6 when the wait timed out
+    /// (what is still pending is named on stderr).
     Wait {
         /// The session id.
         id: Uuid,
+        /// What to wait for: `ready`, the data (the customer completed and every provider of
+        /// the requested packages gave its final answer), or `customer`, only the customer's
+        /// consent (the providers may still be working: the datasets may be empty).
+        #[arg(long, value_enum, default_value_t = WaitUntil::Ready, value_name = "WHAT")]
+        until: WaitUntil,
         /// How long to wait in all (e.g. 90s, 15m, 1h).
         #[arg(long, default_value = "15m", value_parser = parse_duration, value_name = "DURATION")]
         timeout: Duration,
@@ -296,6 +309,15 @@ pub enum SessionsCommand {
         #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
         max_interval: Duration,
     },
+}
+
+/// What `sessions wait` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaitUntil {
+    /// The data: the customer completed and every provider answered.
+    Ready,
+    /// The customer's consent only (`COMPLETED_BY_CUSTOMER`, or the session ended).
+    Customer,
 }
 
 /// Filters of `sessions list`.

@@ -95,8 +95,9 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
 
 /// `datasets all`: every JSON dataset at once ([`Client::session_datasets`]), in the order of
 /// [`Dataset::ALL`]. A dataset that failed is reported on stderr and leaves the others shown;
-/// when every one failed (an unknown session, a refused token) the first error is the command's
-/// error, with its exit status.
+/// when every one failed (a refused token) the first error is the command's error, with its
+/// exit status. What is printed is what the service has now: providers that have not answered
+/// yet (exit 8) or that failed (exit 7) are named on stderr, after the data.
 async fn all(
     client: &Client,
     out: Output,
@@ -142,14 +143,18 @@ async fn all(
         }
         out.text(&text)?;
     }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::Partial(format!(
+    let readiness = read.readiness();
+    crate::readiness::note_providers(&readiness);
+    if !failed.is_empty() {
+        return Err(Failure::Partial(format!(
             "{} of the session's datasets could not be read (see the warnings above)",
             failed.len()
-        )))
+        )));
     }
+    crate::readiness::outcome(
+        &readiness,
+        &format!("read them again later, or wait for them: `creditdata sessions wait {id}`"),
+    )
 }
 
 /// `creditdata packages`: the consumer's countries and packages.

@@ -20,8 +20,14 @@ pub const EXIT_AUTH: u8 = 3;
 pub const EXIT_NOT_FOUND: u8 = 4;
 /// Exit status: `sessions wait` saw the session end without the customer completing it.
 pub const EXIT_SESSION_ENDED: u8 = 5;
-/// Exit status: `sessions wait` timed out.
+/// Exit status: `sessions wait` timed out (the customer or providers still awaited).
 pub const EXIT_WAIT_TIMED_OUT: u8 = 6;
+/// Exit status: the data is final, but some providers failed or refused (`sessions wait
+/// --until ready`, `datasets all`, `export`): waiting or rerunning changes nothing.
+pub const EXIT_PROVIDERS_FAILED: u8 = 7;
+/// Exit status: some providers have not answered yet (`datasets all`, `export`): what was
+/// printed or exported is partial; read again (or rerun the export) later.
+pub const EXIT_PROVIDERS_PENDING: u8 = 8;
 /// Exit status: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -45,6 +51,12 @@ pub enum Failure {
     SessionEnded(String),
     /// Some items of a stream could not be read (already reported on stderr one by one).
     Partial(String),
+    /// The data is final but some providers failed or refused (named on stderr already).
+    ProvidersFailed(String),
+    /// Some providers have not answered yet (named on stderr already).
+    ProvidersPending(String),
+    /// A wait's deadline passed (what is still awaited is named on stderr already).
+    TimedOut(String),
     /// stdout was closed by its reader (`| head`): not an error, stop quietly.
     BrokenPipe,
     /// Ctrl-C.
@@ -78,6 +90,9 @@ impl Failure {
             Failure::Auth(_) => EXIT_AUTH,
             Failure::Local(_) | Failure::Partial(_) => EXIT_FAILURE,
             Failure::SessionEnded(_) => EXIT_SESSION_ENDED,
+            Failure::ProvidersFailed(_) => EXIT_PROVIDERS_FAILED,
+            Failure::ProvidersPending(_) => EXIT_PROVIDERS_PENDING,
+            Failure::TimedOut(_) => EXIT_WAIT_TIMED_OUT,
             Failure::BrokenPipe => EXIT_OK,
             Failure::Interrupted => EXIT_INTERRUPTED,
         }
@@ -108,7 +123,10 @@ impl Failure {
             | Failure::Auth(text)
             | Failure::Local(text)
             | Failure::SessionEnded(text)
-            | Failure::Partial(text) => Some(text.clone()),
+            | Failure::Partial(text)
+            | Failure::ProvidersFailed(text)
+            | Failure::ProvidersPending(text)
+            | Failure::TimedOut(text) => Some(text.clone()),
             Failure::BrokenPipe => None,
             Failure::Interrupted => Some("interrupted".to_string()),
         }

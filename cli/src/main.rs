@@ -10,6 +10,7 @@ mod operations;
 mod output;
 mod profile;
 mod query;
+mod readiness;
 mod sessions;
 mod settings;
 mod sign_in;

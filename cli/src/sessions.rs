@@ -6,10 +6,11 @@ use creditdata_client::types::{
     CreateSessionRequest, CreateSessionRequestSubjectEmail, CustomerProgressStatus,
     QueryParameterInput, Session, UpdateSessionRequest,
 };
-use creditdata_client::wait::WaitOptions;
+use creditdata_client::wait::{DataWait, WaitOptions};
 use futures::TryStreamExt;
+use uuid::Uuid;
 
-use crate::cli::{ListArgs, SessionsCommand};
+use crate::cli::{ListArgs, SessionsCommand, WaitUntil};
 use crate::failure::Failure;
 use crate::output::{Output, to_value};
 use crate::query::QuerySpec;
@@ -79,6 +80,7 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
         }
         SessionsCommand::Wait {
             id,
+            until,
             timeout,
             interval,
             max_interval,
@@ -87,20 +89,87 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
                 .timeout(timeout)
                 .initial_interval(interval)
                 .max_interval(max_interval.max(interval));
-            let session = client.wait_for_customer(id, options).await?;
-            show_session(out, &session)?;
-            match &session.customer_progress_status {
-                CustomerProgressStatus::CompletedByCustomer => Ok(()),
-                other => Err(Failure::SessionEnded(format!(
-                    "session {id} ended {other} without the customer completing it{}",
-                    match other {
-                        CustomerProgressStatus::Expired =>
-                            "; `creditdata sessions extend` can give the customer more time",
-                        _ => "",
-                    }
-                ))),
+            match until {
+                WaitUntil::Customer => wait_for_customer(client, out, id, options).await,
+                WaitUntil::Ready => wait_for_data(client, out, id, options).await,
             }
         }
+    }
+}
+
+/// `sessions wait --until customer`: the session once the customer has acted.
+async fn wait_for_customer(
+    client: &Client,
+    out: Output,
+    id: Uuid,
+    options: WaitOptions,
+) -> Result<(), Failure> {
+    let session = client.wait_for_customer(id, options).await?;
+    show_session(out, &session)?;
+    customer_completed(&session)
+}
+
+/// Exit 5 unless the customer completed the session.
+fn customer_completed(session: &Session) -> Result<(), Failure> {
+    match &session.customer_progress_status {
+        CustomerProgressStatus::CompletedByCustomer => Ok(()),
+        other => Err(Failure::SessionEnded(format!(
+            "session {} ended {other} without the customer completing it{}",
+            session.id,
+            match other {
+                CustomerProgressStatus::Expired =>
+                    "; `creditdata sessions extend` can give the customer more time",
+                _ => "",
+            }
+        ))),
+    }
+}
+
+/// `sessions wait` (`--until ready`): the session once its data has arrived; what is still
+/// pending at the deadline (exit 6) or what failed (exit 7) is named on stderr.
+async fn wait_for_data(
+    client: &Client,
+    out: Output,
+    id: Uuid,
+    options: WaitOptions,
+) -> Result<(), Failure> {
+    let result = client.wait_for_data(id, options).await?;
+    show_session(out, result.session())?;
+    match &result {
+        DataWait::Ready { .. } => Ok(()),
+        DataWait::ReadyWithFailures { datasets, .. } => {
+            let readiness = datasets.readiness();
+            crate::readiness::note_providers(&readiness);
+            for (dataset, error) in &readiness.unreadable {
+                let message = Failure::from(error.clone()).message().unwrap_or_default();
+                crate::terminal::note(&format!("unreadable: {}: {message}", dataset.name()));
+            }
+            crate::readiness::failed_outcome(&readiness)?;
+            Err(Failure::Partial(format!(
+                "{} of the session's datasets could not be read (listed above)",
+                readiness.unreadable.len()
+            )))
+        }
+        DataWait::TimedOut {
+            datasets: Some(datasets),
+            waited,
+            ..
+        } => {
+            let readiness = datasets.readiness();
+            crate::readiness::note_providers(&readiness);
+            Err(Failure::TimedOut(format!(
+                "timed out after {} s: {} provider answer(s) still pending (listed above); \
+                 wait again, or read what is there with `creditdata datasets all {id}`",
+                waited.as_secs(),
+                readiness.pending.len()
+            )))
+        }
+        DataWait::TimedOut { waited, .. } => Err(Failure::TimedOut(format!(
+            "timed out after {} s: session {id} is still {}: the customer has not acted",
+            waited.as_secs(),
+            result.session().customer_progress_status
+        ))),
+        _ => customer_completed(result.session()),
     }
 }
 

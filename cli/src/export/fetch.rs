@@ -118,7 +118,7 @@ async fn fetch(
     };
     // Bytes at hand need no request, hence no permit.
     let _permit = match job.fetch {
-        Fetch::Known(_) => None,
+        Fetch::Known(_) | Fetch::Dataset(..) => None,
         _ => Some(
             context
                 .permits
@@ -128,12 +128,8 @@ async fn fetch(
         ),
     };
     let download = match &job.fetch {
-        Fetch::Known(content) => {
+        Fetch::Known(content) | Fetch::Dataset(_, content) => {
             return write_known(context, dir, job, content.clone(), keep_content).await;
-        }
-        Fetch::Dataset(name) => {
-            let value = crate::datasets::fetch(client, session_id, *name).await?;
-            return write_known(context, dir, job, bytes_of(&value)?, keep_content).await;
         }
         Fetch::IdentityImages(verification) => {
             let images = client
@@ -226,6 +222,7 @@ async fn write_known(
             path: job.path.clone(),
             bytes: digested.bytes,
             sha256: digested.sha256,
+            readiness: None,
         },
         fetched: true,
         repaired: false,
@@ -261,6 +258,7 @@ async fn write_download(
             path,
             bytes: digested.bytes,
             sha256: digested.sha256,
+            readiness: None,
         },
         fetched: true,
         repaired: false,

@@ -5,6 +5,11 @@
 //!   session's turn comes and written once when the session is done (or interrupted), always
 //!   atomically. A file on disk that it does not list is fetched again; a listed file whose
 //!   size or digest differs (torn, truncated, edited) is fetched again.
+//! - Each dataset's entry records what its providers had answered when it was read
+//!   ([`DatasetReadiness`]), and the session's manifest what that makes of the session
+//!   ([`SessionReadiness`]). A session whose providers had not all given their final answer is
+//!   never complete, and a rerun reads it again: only a settled session's datasets and
+//!   session-wide files (report, transactions) are kept on the strength of their digest.
 //! - `manifest.json` at the top is the run's index: the filters, one line per session the run
 //!   went through, and the totals. It is streamed to a temporary file as sessions finish (memory
 //!   stays flat however many sessions match) and put in place at the end, also on Ctrl-C.
@@ -13,13 +18,19 @@ use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use creditdata_client::session_datasets::{Dataset, ProviderStatus, Readiness};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::store::{self, Digested, StoreError};
 
 /// The format of both manifests; a later incompatible layout changes it.
-pub const FORMAT: &str = "creditdata-export/1";
+pub const FORMAT: &str = "creditdata-export/2";
+
+/// The formats a rerun reads. Format 1 recorded no readiness: its sessions count as
+/// [`SessionReadiness::Unknown`] and are read again (it may have archived pending data as
+/// complete), while their downloads named by id are kept when they verify.
+const READABLE_FORMATS: [&str; 2] = ["creditdata-export/1", FORMAT];
 
 /// Where a session's manifest is, relative to the session's directory.
 pub const SESSION_MANIFEST: &str = "manifest.json";
@@ -37,6 +48,9 @@ pub struct FileEntry {
     pub bytes: u64,
     /// Its SHA-256, lowercase hex.
     pub sha256: String,
+    /// For a dataset: what its providers had answered when it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<DatasetReadiness>,
 }
 
 impl FileEntry {
@@ -44,6 +58,140 @@ impl FileEntry {
         Digested {
             bytes: self.bytes,
             sha256: self.sha256.clone(),
+        }
+    }
+}
+
+/// How far a dataset's providers had got when it was read (the client's
+/// [`Readiness`](creditdata_client::session_datasets::Readiness), recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DatasetState {
+    /// Every provider answered (or the session did not request some of the data).
+    Answered,
+    /// Some provider had not answered yet: the file is partial, a rerun reads it again.
+    Pending,
+    /// Every provider gave its final answer, some without the data (failed or refused).
+    Failed,
+    /// The dataset's answer does not say (attachments, source files...).
+    NotReported,
+}
+
+/// A dataset's readiness: its state and each of its providers' statuses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetReadiness {
+    pub state: DatasetState,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<ProviderEntry>,
+}
+
+/// One provider's status for one dataset, as the service sent it, and how the client counts it
+/// (`answered`, `pending`, `failed`, `not requested`). Provider ids and countries are not
+/// personal data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderEntry {
+    pub dataset: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    pub status: String,
+    pub outcome: String,
+}
+
+/// What a session's datasets came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionReadiness {
+    /// Every provider answered.
+    Ready,
+    /// Every provider gave its final answer; some failed or refused. Rerunning changes
+    /// nothing.
+    ProvidersFailed,
+    /// Some providers had not answered yet: the session is partial.
+    Pending,
+    /// Not every dataset was read (a read failed, Ctrl-C), or the manifest is of format 1.
+    #[default]
+    Unknown,
+}
+
+impl SessionReadiness {
+    /// Whether every provider had given its final answer: the datasets and the session-wide
+    /// files will not change.
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            SessionReadiness::Ready | SessionReadiness::ProvidersFailed
+        )
+    }
+}
+
+impl DatasetReadiness {
+    /// What `readiness` (the client's, of the session's datasets) says of `dataset`.
+    pub fn of(dataset: Dataset, readiness: &Readiness) -> DatasetReadiness {
+        let state = if readiness.pending_datasets().contains(&dataset) {
+            DatasetState::Pending
+        } else if readiness.failed_datasets().contains(&dataset) {
+            DatasetState::Failed
+        } else if readiness.not_reported.contains(&dataset) {
+            DatasetState::NotReported
+        } else {
+            DatasetState::Answered
+        };
+        let providers = [
+            &readiness.answered,
+            &readiness.pending,
+            &readiness.failed,
+            &readiness.not_requested,
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|status| status.dataset == dataset)
+        .map(ProviderEntry::from)
+        .collect();
+        DatasetReadiness { state, providers }
+    }
+}
+
+impl From<&ProviderStatus> for ProviderEntry {
+    fn from(status: &ProviderStatus) -> Self {
+        ProviderEntry {
+            dataset: status.dataset.name().to_string(),
+            provider: status.source_id.clone(),
+            country: status.country_code.clone(),
+            status: status.status.to_string(),
+            outcome: status.outcome().to_string().replace(' ', "-"),
+        }
+    }
+}
+
+/// `scores: provider GB-BUREAU (GBR) WAITING_FOR_PROVIDER`, as the client says it.
+impl std::fmt::Display for ProviderEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: ", self.dataset)?;
+        if let Some(provider) = &self.provider {
+            write!(f, "provider {provider} ")?;
+        }
+        if let Some(country) = &self.country {
+            write!(f, "({country}) ")?;
+        }
+        f.write_str(&self.status)
+    }
+}
+
+impl SessionReadiness {
+    /// What the client's readiness of every dataset makes of the session.
+    pub fn of(readiness: &Readiness) -> SessionReadiness {
+        if !readiness.is_settled() {
+            SessionReadiness::Pending
+        } else if !readiness.unreadable.is_empty() {
+            SessionReadiness::Unknown
+        } else if readiness.is_complete() {
+            SessionReadiness::Ready
+        } else {
+            SessionReadiness::ProvidersFailed
         }
     }
 }
@@ -72,8 +220,18 @@ pub struct SkippedFile {
 pub struct SessionManifest {
     pub format: String,
     pub session_id: Uuid,
-    /// Whether every file of the session is listed in `files` (nothing failed, not interrupted).
+    /// Whether every file of the session is listed in `files` (nothing failed, not
+    /// interrupted) and every provider had given its final answer.
     pub complete: bool,
+    /// What the session's datasets came to.
+    #[serde(default)]
+    pub readiness: SessionReadiness,
+    /// The providers that had not answered yet (dataset, provider, country, status).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_providers: Vec<ProviderEntry>,
+    /// The providers that failed or refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_providers: Vec<ProviderEntry>,
     pub exported_at: chrono::DateTime<chrono::Utc>,
     pub files: Vec<FileEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -83,36 +241,60 @@ pub struct SessionManifest {
     pub skipped: Vec<SkippedFile>,
 }
 
+/// What a rerun takes from the last run's manifest of a session.
+#[derive(Debug, Default)]
+pub struct Previous {
+    /// The files it lists, by key.
+    pub entries: HashMap<String, FileEntry>,
+    /// What the session's datasets came to then.
+    pub readiness: SessionReadiness,
+    pub failed_providers: Vec<ProviderEntry>,
+}
+
 impl SessionManifest {
-    /// The manifest in `session_dir`, keyed by file; empty when there is none. One that cannot
-    /// be read or is not ours is ignored (with a warning): its files are then fetched again,
-    /// which is slower but never wrong.
-    pub fn load_entries(session_dir: &Path, session_id: Uuid) -> HashMap<String, FileEntry> {
+    /// The last run's manifest in `session_dir`; empty when there is none. One that cannot be
+    /// read or is not ours is ignored (with a warning): its files are then fetched again, which
+    /// is slower but never wrong.
+    pub fn load(session_dir: &Path, session_id: Uuid) -> Previous {
         let path = session_dir.join(SESSION_MANIFEST);
         let text = match std::fs::read(&path) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return HashMap::new(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Previous::default();
+            }
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "cannot read the session manifest; refetching the session");
-                return HashMap::new();
+                return Previous::default();
             }
         };
         match serde_json::from_slice::<SessionManifest>(&text) {
-            Ok(manifest) if manifest.format == FORMAT && manifest.session_id == session_id => {
-                manifest
-                    .files
-                    .into_iter()
-                    .filter(|entry| is_relative_plain(&entry.path))
-                    .map(|entry| (entry.key.clone(), entry))
-                    .collect()
+            Ok(manifest)
+                if READABLE_FORMATS.contains(&manifest.format.as_str())
+                    && manifest.session_id == session_id =>
+            {
+                let readiness = if manifest.format == FORMAT {
+                    manifest.readiness
+                } else {
+                    SessionReadiness::Unknown
+                };
+                Previous {
+                    entries: manifest
+                        .files
+                        .into_iter()
+                        .filter(|entry| is_relative_plain(&entry.path))
+                        .map(|entry| (entry.key.clone(), entry))
+                        .collect(),
+                    readiness,
+                    failed_providers: manifest.failed_providers,
+                }
             }
             Ok(_) => {
                 tracing::warn!(path = %path.display(), "the session manifest is of another format or session; refetching the session");
-                HashMap::new()
+                Previous::default()
             }
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "the session manifest is not valid; refetching the session");
-                HashMap::new()
+                Previous::default()
             }
         }
     }
@@ -145,11 +327,30 @@ pub fn is_relative_plain(path: &str) -> bool {
 pub struct IndexEntry {
     pub id: Uuid,
     pub status: String,
+    /// `complete`, `partial` (providers pending, or interrupted) or `failed` (files could
+    /// not be exported).
+    pub state: SessionState,
     pub complete: bool,
+    pub readiness: SessionReadiness,
+    pub pending_providers: u64,
+    pub failed_providers: u64,
     pub files: u64,
     pub bytes: u64,
     pub failed: u64,
     pub manifest: String,
+}
+
+/// How a session's export ended, in the run's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionState {
+    /// Every file is there and every provider had given its final answer.
+    Complete,
+    /// What is there is sound, but providers had not answered yet (or the run was
+    /// interrupted): rerun later.
+    Partial,
+    /// Some files could not be exported (named in the session's manifest): rerun.
+    Failed,
 }
 
 /// The top-level `manifest.json`, streamed (see the module documentation).
@@ -268,7 +469,11 @@ mod tests {
                 .add(&IndexEntry {
                     id: Uuid::from_u128(n),
                     status: "EXPIRED".into(),
+                    state: SessionState::Complete,
                     complete: true,
+                    readiness: SessionReadiness::Ready,
+                    pending_providers: 0,
+                    failed_providers: 0,
                     files: 1,
                     bytes: 2,
                     failed: 0,

@@ -53,8 +53,27 @@ use progress::Progress;
 use record::{RunSummary, Totals};
 use store::StoreError;
 
-/// At most this many failures are printed one by one; the rest are in the session manifests.
-const FAILURES_SHOWN: u64 = 20;
+/// At most this many failures and providers are named one by one; the rest are in the
+/// session manifests.
+const NOTES_SHOWN: u64 = 20;
+
+/// What is named on stderr as sessions finish: failures, pending and failed providers.
+#[derive(Default)]
+struct Notes {
+    shown: u64,
+}
+
+impl Notes {
+    fn add(&mut self, progress: &Progress, text: &str) {
+        self.shown += 1;
+        if self.shown <= NOTES_SHOWN {
+            progress.note(text);
+        } else if self.shown == NOTES_SHOWN + 1 {
+            progress
+                .note("further failures and providers are listed in the sessions' manifest.json");
+        }
+    }
+}
 
 /// Runs `creditdata export`.
 pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(), Failure> {
@@ -89,6 +108,8 @@ struct Context<'a> {
     client: &'a Client,
     root: &'a Path,
     include_deprecated: bool,
+    /// `--concurrency`: the permits' number.
+    concurrency: usize,
     permits: Semaphore,
     /// `true` once the export must stop: Ctrl-C, or a failure no other request can avoid.
     stop: watch::Sender<bool>,
@@ -122,6 +143,7 @@ async fn export(
         client,
         root,
         include_deprecated: args.include_deprecated,
+        concurrency: usize::from(args.concurrency),
         permits: Semaphore::new(usize::from(args.concurrency)),
         stop,
         progress: &progress,
@@ -152,7 +174,7 @@ async fn export(
 
     let mut totals = Totals::default();
     let mut fatal: Option<Failure> = None;
-    let mut failures_shown = 0u64;
+    let mut notes = Notes::default();
     let mut noticed = false;
     loop {
         let report = tokio::select! {
@@ -168,17 +190,19 @@ async fn export(
         };
         match report {
             Ok(report) => {
+                let id = report.index.id;
                 for failed in &report.failures {
-                    failures_shown += 1;
-                    if failures_shown <= FAILURES_SHOWN {
-                        progress.note(&format!(
-                            "warning: session {}: {}: {}",
-                            report.index.id, failed.key, failed.reason
-                        ));
-                    } else if failures_shown == FAILURES_SHOWN + 1 {
-                        progress.note(
-                            "warning: further failures are listed in the sessions' manifest.json",
-                        );
+                    notes.add(
+                        &progress,
+                        &format!("warning: session {id}: {}: {}", failed.key, failed.reason),
+                    );
+                }
+                for (what, providers) in [
+                    ("pending", &report.pending_providers),
+                    ("failed", &report.failed_providers),
+                ] {
+                    for provider in providers {
+                        notes.add(&progress, &format!("session {id}: {what}: {provider}"));
                     }
                 }
                 if let Err(error) = index.add(&report.index) {

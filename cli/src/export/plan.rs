@@ -15,7 +15,9 @@ use super::store;
 pub enum Fetch {
     /// Bytes already at hand (the session record from the search).
     Known(Vec<u8>),
-    Dataset(Dataset),
+    /// A dataset, read with the session's other datasets (so that its providers' readiness is
+    /// known), or kept from the last run: its content.
+    Dataset(Dataset, Vec<u8>),
     IdentityImages(String),
     Pdf,
     TransactionsExcel,
@@ -38,15 +40,11 @@ pub struct Job {
 impl Job {
     /// Whether its content leads to more files.
     pub fn lists_files(&self) -> bool {
-        matches!(
-            self.fetch,
-            Fetch::Dataset(
-                Dataset::AccountStatements
-                    | Dataset::Attachments
-                    | Dataset::IdentityVerifications
-                    | Dataset::SourceFiles
-            ) | Fetch::IdentityImages(_)
-        )
+        match &self.fetch {
+            Fetch::Dataset(dataset, _) => dataset_lists_files(*dataset),
+            Fetch::IdentityImages(_) => true,
+            _ => false,
+        }
     }
 
     /// The jobs its content lists (ids the service chose become safe file names).
@@ -66,7 +64,7 @@ impl Job {
                 .unwrap_or_default()
         };
         match &self.fetch {
-            Fetch::Dataset(Dataset::AccountStatements) => ids(value.get("accountStatements"))
+            Fetch::Dataset(Dataset::AccountStatements, _) => ids(value.get("accountStatements"))
                 .into_iter()
                 .flat_map(|id| {
                     let name = store::name_for_id(&id);
@@ -84,7 +82,7 @@ impl Job {
                     ]
                 })
                 .collect(),
-            Fetch::Dataset(Dataset::Attachments) => ids(value.get("attachments"))
+            Fetch::Dataset(Dataset::Attachments, _) => ids(value.get("attachments"))
                 .into_iter()
                 .map(|id| Job {
                     key: format!("attachment:{id}"),
@@ -92,7 +90,7 @@ impl Job {
                     fetch: Fetch::Attachment(id),
                 })
                 .collect(),
-            Fetch::Dataset(Dataset::IdentityVerifications) => {
+            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
                 ids(value.get("identityVerifications"))
                     .into_iter()
                     .map(|id| Job {
@@ -114,7 +112,7 @@ impl Job {
                     fetch: Fetch::Image(verification.clone(), image),
                 })
                 .collect(),
-            Fetch::Dataset(Dataset::SourceFiles) => {
+            Fetch::Dataset(Dataset::SourceFiles, _) => {
                 let list = if value.is_array() {
                     Some(&value)
                 } else {
@@ -135,35 +133,93 @@ impl Job {
     }
 }
 
-/// The files every session has, before any dataset has listed more: its record, every dataset
-/// of the client's list (but the deprecated ones unless asked), the report, the transactions.
-pub fn initial_jobs(include_deprecated: bool, session_record: Vec<u8>) -> Vec<Job> {
-    let mut jobs = vec![Job {
-        key: "session".into(),
-        path: "session.json".into(),
-        fetch: Fetch::Known(session_record),
-    }];
-    for dataset in Dataset::ALL {
-        if dataset.deprecated() && !include_deprecated {
-            continue;
-        }
-        jobs.push(Job {
-            key: dataset_key(dataset),
-            path: format!("datasets/{}.json", dataset.name()),
-            fetch: Fetch::Dataset(dataset),
-        });
+/// Whether a dataset's content leads to more files.
+fn dataset_lists_files(dataset: Dataset) -> bool {
+    matches!(
+        dataset,
+        Dataset::AccountStatements
+            | Dataset::Attachments
+            | Dataset::IdentityVerifications
+            | Dataset::SourceFiles
+    )
+}
+
+/// One dataset's file, before it is read.
+#[derive(Debug, Clone)]
+pub struct DatasetFile {
+    pub dataset: Dataset,
+    pub key: String,
+    pub path: String,
+}
+
+impl DatasetFile {
+    /// Whether its content leads to more files (kept from the last run, it is then read).
+    pub fn lists_files(&self) -> bool {
+        dataset_lists_files(self.dataset)
     }
-    jobs.push(Job {
-        key: "report".into(),
-        path: "report.pdf".into(),
-        fetch: Fetch::Pdf,
-    });
-    jobs.push(Job {
-        key: "transactions-excel".into(),
-        path: "transactions.xlsx".into(),
-        fetch: Fetch::TransactionsExcel,
-    });
-    jobs
+
+    /// The job that writes (or keeps) it, with its content.
+    pub fn with_content(&self, content: Vec<u8>) -> Job {
+        Job {
+            key: self.key.clone(),
+            path: self.path.clone(),
+            fetch: Fetch::Dataset(self.dataset, content),
+        }
+    }
+}
+
+/// The files every session has, before any dataset has listed more.
+pub struct Plan {
+    /// The session record.
+    pub record: Job,
+    /// Every dataset of the client's list (but the deprecated ones unless asked), read together.
+    pub datasets: Vec<DatasetFile>,
+    /// The files made of all of the session's data: the report, the transactions. Fetched
+    /// after the datasets were read, and kept from the last run only when its providers had
+    /// all given their final answer.
+    pub session_wide: Vec<Job>,
+}
+
+impl Plan {
+    pub fn new(include_deprecated: bool, session_record: Vec<u8>) -> Plan {
+        let datasets = Dataset::ALL
+            .into_iter()
+            .filter(|dataset| include_deprecated || !dataset.deprecated())
+            .map(|dataset| DatasetFile {
+                dataset,
+                key: dataset_key(dataset),
+                path: format!("datasets/{}.json", dataset.name()),
+            })
+            .collect();
+        Plan {
+            record: Job {
+                key: "session".into(),
+                path: "session.json".into(),
+                fetch: Fetch::Known(session_record),
+            },
+            datasets,
+            session_wide: vec![
+                Job {
+                    key: "report".into(),
+                    path: "report.pdf".into(),
+                    fetch: Fetch::Pdf,
+                },
+                Job {
+                    key: "transactions-excel".into(),
+                    path: "transactions.xlsx".into(),
+                    fetch: Fetch::TransactionsExcel,
+                },
+            ],
+        }
+    }
+
+    /// The keys of the files a complete session has (more come from what the datasets list).
+    pub fn expected(&self) -> Vec<String> {
+        std::iter::once(self.record.key.clone())
+            .chain(self.datasets.iter().map(|file| file.key.clone()))
+            .chain(self.session_wide.iter().map(|job| job.key.clone()))
+            .collect()
+    }
 }
 
 pub fn dataset_key(dataset: Dataset) -> String {

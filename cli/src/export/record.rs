@@ -7,7 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::manifest::{self, FailedFile, FileEntry, IndexEntry, SessionManifest};
+use super::manifest::{
+    self, FailedFile, FileEntry, IndexEntry, ProviderEntry, SessionManifest, SessionReadiness,
+    SessionState,
+};
 use super::plan;
 use crate::failure::Failure;
 use crate::output::Output;
@@ -22,6 +25,10 @@ pub struct SessionReport {
     pub failures: Vec<FailedFile>,
     /// A failure that stops the whole export (authentication, a local file).
     pub fatal: Option<Failure>,
+    /// What the session's datasets came to.
+    pub readiness: SessionReadiness,
+    pub pending_providers: Vec<ProviderEntry>,
+    pub failed_providers: Vec<ProviderEntry>,
 }
 
 impl SessionReport {
@@ -31,7 +38,11 @@ impl SessionReport {
             index: IndexEntry {
                 id,
                 status,
+                state: SessionState::Partial,
                 complete: false,
+                readiness: SessionReadiness::Unknown,
+                pending_providers: 0,
+                failed_providers: 0,
                 files: 0,
                 bytes: 0,
                 failed: 0,
@@ -43,12 +54,15 @@ impl SessionReport {
             bytes_fetched: 0,
             failures: Vec::new(),
             fatal: None,
+            readiness: SessionReadiness::Unknown,
+            pending_providers: Vec::new(),
+            failed_providers: Vec::new(),
         }
     }
 
     /// Records what is complete of the session in its manifest (also when stopped half-way):
-    /// complete only when every `expected` file is there, nothing failed and it was not
-    /// interrupted.
+    /// complete only when every `expected` file is there, nothing failed, it was not
+    /// interrupted and every provider had given its final answer.
     pub async fn record(
         &mut self,
         dir: &Path,
@@ -60,13 +74,20 @@ impl SessionReport {
         self.index.failed = self.failures.len() as u64;
         self.index.complete = !interrupted
             && self.failures.is_empty()
+            && self.readiness.is_settled()
             && expected.iter().all(|key| complete.contains_key(key));
+        self.index.readiness = self.readiness;
+        self.index.pending_providers = self.pending_providers.len() as u64;
+        self.index.failed_providers = self.failed_providers.len() as u64;
         self.index.files = complete.len() as u64;
         self.index.bytes = complete.values().map(|entry| entry.bytes).sum();
         let manifest = SessionManifest {
             format: manifest::FORMAT.to_string(),
             session_id: self.index.id,
             complete: self.index.complete,
+            readiness: self.readiness,
+            pending_providers: self.pending_providers.clone(),
+            failed_providers: self.failed_providers.clone(),
             exported_at: chrono::Utc::now(),
             files: complete.into_values().collect(),
             failed: self.failures.clone(),
@@ -76,6 +97,13 @@ impl SessionReport {
             self.index.complete = false;
             self.fatal.get_or_insert(super::local(error));
         }
+        self.index.state = if !self.failures.is_empty() || self.fatal.is_some() {
+            SessionState::Failed
+        } else if self.index.complete {
+            SessionState::Complete
+        } else {
+            SessionState::Partial
+        };
     }
 }
 
@@ -84,6 +112,14 @@ impl SessionReport {
 pub struct Totals {
     pub sessions: u64,
     pub sessions_complete: u64,
+    /// Sessions whose providers had not all answered (or the run was interrupted).
+    pub sessions_partial: u64,
+    /// Sessions with files that could not be exported.
+    pub sessions_failed: u64,
+    /// Sessions whose data is final but some providers failed or refused.
+    pub sessions_with_failed_providers: u64,
+    /// Provider answers still pending, across sessions.
+    pub providers_pending: u64,
     pub files_fetched: u64,
     pub files_kept: u64,
     pub files_repaired: u64,
@@ -95,7 +131,11 @@ pub struct Totals {
 impl Totals {
     pub fn add(&mut self, report: &SessionReport) {
         self.sessions += 1;
-        self.sessions_complete += u64::from(report.index.complete);
+        self.sessions_complete += u64::from(report.index.state == SessionState::Complete);
+        self.sessions_partial += u64::from(report.index.state == SessionState::Partial);
+        self.sessions_failed += u64::from(report.index.state == SessionState::Failed);
+        self.sessions_with_failed_providers += u64::from(!report.failed_providers.is_empty());
+        self.providers_pending += report.pending_providers.len() as u64;
         self.files_fetched += report.fetched;
         self.files_kept += report.kept;
         self.files_repaired += report.repaired;
@@ -109,6 +149,10 @@ impl Totals {
             "sessions": self.sessions,
             "sessionsComplete": self.sessions_complete,
             "sessionsIncomplete": self.sessions - self.sessions_complete,
+            "sessionsPartial": self.sessions_partial,
+            "sessionsFailed": self.sessions_failed,
+            "sessionsWithFailedProviders": self.sessions_with_failed_providers,
+            "providersPending": self.providers_pending,
             "filesFetched": self.files_fetched,
             "filesKept": self.files_kept,
             "filesRepaired": self.files_repaired,
@@ -146,8 +190,17 @@ impl RunSummary<'_> {
             ("sessions", totals.sessions.to_string()),
             ("complete", totals.sessions_complete.to_string()),
             (
-                "incomplete",
-                (totals.sessions - totals.sessions_complete).to_string(),
+                "partial (providers pending)",
+                totals.sessions_partial.to_string(),
+            ),
+            ("failed (files missing)", totals.sessions_failed.to_string()),
+            (
+                "with failed providers",
+                totals.sessions_with_failed_providers.to_string(),
+            ),
+            (
+                "provider answers pending",
+                totals.providers_pending.to_string(),
             ),
             ("files fetched", totals.files_fetched.to_string()),
             ("files kept (verified)", totals.files_kept.to_string()),
@@ -159,7 +212,10 @@ impl RunSummary<'_> {
         ]))
     }
 
-    /// The exit status the run comes to, once the summary is out.
+    /// The exit status the run comes to, once the summary is out: interrupted (130), files
+    /// missing (1), providers pending (8), complete (0). A session whose providers failed or
+    /// refused is complete: its data is final, rerunning changes nothing (the summary, the
+    /// index and its manifest say which providers, and they are named on stderr).
     pub fn outcome(&self) -> Result<(), Failure> {
         if self.interrupted {
             return Err(Failure::Interrupted);
@@ -169,8 +225,15 @@ impl RunSummary<'_> {
             return Err(Failure::Partial(format!(
                 "{} file(s) of {} session(s) could not be exported (see the warnings above); \
                  run the same command again to fetch them: what is complete is kept",
-                totals.files_failed,
-                totals.sessions - totals.sessions_complete
+                totals.files_failed, totals.sessions_failed
+            )));
+        }
+        if totals.sessions_partial > 0 {
+            return Err(Failure::ProvidersPending(format!(
+                "{} session(s) are partial: {} provider answer(s) had not arrived (see above, and \
+                 each session's manifest.json); run the same command again later: it reads those \
+                 sessions again and keeps the rest",
+                totals.sessions_partial, totals.providers_pending
             )));
         }
         Ok(())

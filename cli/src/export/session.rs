@@ -1,21 +1,30 @@
-//! One session through the export's steps: plan its files, obtain each (kept or fetched),
-//! follow what the datasets list, and record the outcome in its manifest.
+//! One session through the export's steps: plan its files, read its datasets together (which
+//! says how far its providers have got) or keep them when the last run found them final, obtain
+//! every other file (kept or fetched), follow what the datasets list, and record the outcome in
+//! its manifest.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 use creditdata_client::error::DisplayChain;
+use creditdata_client::session_datasets::{Readiness, SessionDatasets};
 use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
-use super::fetch::{Missed, obtain};
-use super::manifest::{FailedFile, FileEntry, SessionManifest};
+use super::fetch::{Missed, Obtained, obtain};
+use super::manifest::{
+    DatasetReadiness, FailedFile, FileEntry, Previous, ProviderEntry, SessionManifest,
+    SessionReadiness,
+};
+use super::plan::{DatasetFile, Job, Plan};
 use super::record::SessionReport;
-use super::{Context, local, plan, store};
+use super::{Context, local, store};
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
 
-/// Exports one session: keeps what verifies against its manifest, fetches the rest, then
-/// writes its manifest (also when stopped half-way, listing what is complete).
+/// Exports one session: keeps what verifies against its manifest (and, for its datasets and
+/// session-wide files, only when the last run found every provider's answer final), fetches the
+/// rest, then writes its manifest (also when stopped half-way, listing what is complete).
 pub async fn export_session(context: &Context<'_>, session: Session) -> SessionReport {
     let id = session.id;
     let dir = context.root.join(format!("sessions/{id}"));
@@ -38,90 +47,280 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             return report;
         }
     };
-    let mut previous = SessionManifest::load_entries(&dir, id);
+    let mut previous = SessionManifest::load(&dir, id);
     // A session that changed since the last run (its status, its packages...) may have other
     // data now: nothing of the last run is trusted.
     let record_digest = store::digest_of(&record);
     if previous
+        .entries
         .get("session")
         .is_some_and(|entry| entry.sha256 != record_digest.sha256)
     {
-        previous.clear();
+        previous = Previous::default();
     }
+    let settled_before = previous.readiness.is_settled();
+    let plan = Plan::new(context.include_deprecated, record);
+    // Complete only if each of these is there: the session record, every dataset of the
+    // description (but those skipped on purpose), the session-wide files.
+    let expected = plan.expected();
+    let mut run = SessionRun {
+        context,
+        dir: &dir,
+        report,
+        complete: BTreeMap::new(),
+        seen: HashSet::new(),
+        interrupted: false,
+        readiness: HashMap::new(),
+    };
 
-    let mut complete: BTreeMap<String, FileEntry> = BTreeMap::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut interrupted = false;
     let mut pending = FuturesUnordered::new();
-    let jobs = plan::initial_jobs(context.include_deprecated, record);
-    // A session is complete only if each of these is there: every dataset of the description
-    // (but those skipped on purpose), the session record, the report.
-    let expected: Vec<String> = jobs.iter().map(|job| job.key.clone()).collect();
-    for job in jobs {
-        seen.insert(job.key.clone());
-        let earlier = previous.remove(&job.key);
+    let kept = if settled_before {
+        keep_datasets(&dir, &plan.datasets, &previous).await
+    } else {
+        None
+    };
+    match kept {
+        Some(kept) => {
+            run.report.readiness = previous.readiness;
+            run.report.failed_providers = previous.failed_providers.clone();
+            for (file, obtained) in kept {
+                let job = file.with_content(Vec::new());
+                run.seen.insert(job.key.clone());
+                for next in run.obtained(&job, obtained) {
+                    let earlier = previous.entries.remove(&next.key);
+                    pending.push(obtain(context, &dir, id, next, earlier));
+                }
+            }
+        }
+        None => match read_datasets(context, id).await {
+            Ok(read) => {
+                let readiness = read.readiness();
+                run.note_readiness(&readiness);
+                for (dataset, result) in read.to_json() {
+                    let Some(file) = plan.datasets.iter().find(|f| f.dataset == dataset) else {
+                        continue;
+                    };
+                    run.readiness
+                        .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
+                    run.seen.insert(file.key.clone());
+                    let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
+                        Ok(Ok(content)) => content,
+                        Ok(Err(error)) => {
+                            let missed =
+                                Missed::Local(format!("cannot render {}: {error}", file.key));
+                            run.missed(file.key.clone(), missed);
+                            continue;
+                        }
+                        Err(error) => {
+                            run.missed(file.key.clone(), Missed::Client(error));
+                            continue;
+                        }
+                    };
+                    // Kept as it is when the service's answer has not changed; written otherwise.
+                    let earlier = previous
+                        .entries
+                        .remove(&file.key)
+                        .filter(|entry| entry.digest() == store::digest_of(&content));
+                    pending.push(obtain(
+                        context,
+                        &dir,
+                        id,
+                        file.with_content(content),
+                        earlier,
+                    ));
+                }
+            }
+            Err(missed) => {
+                for file in &plan.datasets {
+                    run.missed(file.key.clone(), missed.duplicate());
+                }
+            }
+        },
+    }
+    // The record, then what is made of all of the session's data: from the last run only when
+    // its providers had all answered then (this run read the datasets before fetching these).
+    let mut rest = vec![plan.record];
+    rest.extend(plan.session_wide.iter().cloned());
+    for job in rest {
+        run.seen.insert(job.key.clone());
+        let earlier = previous.entries.remove(&job.key);
+        let earlier = earlier.filter(|_| settled_before || job.key == "session");
         pending.push(obtain(context, &dir, id, job, earlier));
     }
     while let Some((job, result)) = pending.next().await {
         match result {
             Ok(obtained) => {
-                if let Some(content) = &obtained.content {
-                    for next in job.listed(content) {
-                        if seen.insert(next.key.clone()) {
-                            let earlier = previous.remove(&next.key);
-                            pending.push(obtain(context, &dir, id, next, earlier));
-                        }
-                    }
+                for next in run.obtained(&job, obtained) {
+                    let earlier = previous.entries.remove(&next.key);
+                    pending.push(obtain(context, &dir, id, next, earlier));
                 }
-                if obtained.fetched {
-                    report.fetched += 1;
-                    report.repaired += u64::from(obtained.repaired);
-                    report.bytes_fetched += obtained.bytes_fetched;
-                    context.progress.file_fetched();
-                } else {
-                    report.kept += 1;
-                    context.progress.file_kept();
-                }
-                complete.insert(obtained.entry.key.clone(), obtained.entry);
             }
-            Err(Missed::Interrupted) => interrupted = true,
-            Err(Missed::Client(error)) => {
+            Err(missed) => run.missed(job.key, missed),
+        }
+    }
+    run.finish(&expected).await
+}
+
+/// How many of the export's permits a session's datasets take while they are read together:
+/// half, so that other sessions' downloads go on meanwhile.
+fn dataset_permits(context: &Context<'_>) -> usize {
+    (context.concurrency / 2).max(1)
+}
+
+/// Reads every dataset of the session at once, holding its share of the permits.
+async fn read_datasets(context: &Context<'_>, id: uuid::Uuid) -> Result<SessionDatasets, Missed> {
+    let share = dataset_permits(context);
+    let _permits = context
+        .permits
+        .acquire_many(u32::try_from(share).unwrap_or(1))
+        .await
+        .map_err(|e| Missed::Local(e.to_string()))?;
+    tokio::select! {
+        biased;
+        () = context.stopped() => Err(Missed::Interrupted),
+        read = context
+            .client
+            .session_datasets(id)
+            .include_deprecated(context.include_deprecated)
+            .concurrency(share) => read.map_err(Missed::Client),
+    }
+}
+
+/// The datasets of the last run, when every one of them still verifies (with its readiness
+/// recorded); `None` as soon as one does not, and then they are all read again.
+async fn keep_datasets(
+    dir: &Path,
+    files: &[DatasetFile],
+    previous: &Previous,
+) -> Option<Vec<(DatasetFile, Obtained)>> {
+    let mut kept = Vec::with_capacity(files.len());
+    for file in files {
+        let entry = previous.entries.get(&file.key)?;
+        entry.readiness.as_ref()?;
+        let content =
+            store::verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
+                .await?;
+        kept.push((
+            file.clone(),
+            Obtained {
+                entry: entry.clone(),
+                fetched: false,
+                repaired: false,
+                bytes_fetched: 0,
+                content,
+            },
+        ));
+    }
+    Some(kept)
+}
+
+/// One session's export as it goes.
+struct SessionRun<'a, 'c> {
+    context: &'a Context<'c>,
+    dir: &'a Path,
+    report: SessionReport,
+    complete: BTreeMap<String, FileEntry>,
+    seen: HashSet<String>,
+    interrupted: bool,
+    /// What this run read of each dataset's providers, by key.
+    readiness: HashMap<String, DatasetReadiness>,
+}
+
+impl SessionRun<'_, '_> {
+    /// Records what the session's datasets said of its providers.
+    fn note_readiness(&mut self, readiness: &Readiness) {
+        self.report.readiness = SessionReadiness::of(readiness);
+        self.report.pending_providers = readiness.pending.iter().map(ProviderEntry::from).collect();
+        self.report.failed_providers = readiness.failed.iter().map(ProviderEntry::from).collect();
+    }
+
+    /// Counts a complete file in, and returns the files its content lists (not seen yet).
+    fn obtained(&mut self, job: &Job, mut obtained: Obtained) -> Vec<Job> {
+        let mut next = Vec::new();
+        let content = obtained.content.take();
+        if let Some(content) = &content {
+            next = job
+                .listed(content)
+                .into_iter()
+                .filter(|listed| self.seen.insert(listed.key.clone()))
+                .collect();
+        }
+        let progress = self.context.progress;
+        if obtained.fetched {
+            self.report.fetched += 1;
+            self.report.repaired += u64::from(obtained.repaired);
+            self.report.bytes_fetched += obtained.bytes_fetched;
+            progress.file_fetched();
+        } else {
+            self.report.kept += 1;
+            progress.file_kept();
+        }
+        if let Some(readiness) = self.readiness.remove(&obtained.entry.key) {
+            obtained.entry.readiness = Some(readiness);
+        }
+        self.complete
+            .insert(obtained.entry.key.clone(), obtained.entry);
+        next
+    }
+
+    /// Counts in a file that could not be made complete.
+    fn missed(&mut self, key: String, missed: Missed) {
+        let context = self.context;
+        let report = &mut self.report;
+        match missed {
+            Missed::Interrupted => self.interrupted = true,
+            Missed::Client(error) => {
                 context.progress.file_failed();
                 if client_exit_status(&error) == EXIT_AUTH {
                     context.stop.send_replace(true);
                     report.failures.push(FailedFile {
-                        key: job.key,
+                        key,
                         reason: "authentication failed".into(),
                     });
                     report.fatal.get_or_insert(Failure::from(error));
                 } else {
                     report.failures.push(FailedFile {
-                        key: job.key,
+                        key,
                         reason: crate::terminal::one_line(&DisplayChain(&error).to_string()),
                     });
                 }
             }
             // A local file that cannot be written will not be written for the next session
             // either (disk full, permissions): stop, leaving a resumable tree.
-            Err(Missed::Local(message)) => {
+            Missed::Local(message) => {
                 context.progress.file_failed();
                 context.stop.send_replace(true);
                 report.failures.push(FailedFile {
-                    key: job.key,
+                    key,
                     reason: message.clone(),
                 });
                 report.fatal.get_or_insert(Failure::Local(message));
             }
         }
     }
-    report
-        .record(
-            &dir,
-            context.include_deprecated,
-            &expected,
-            complete,
-            interrupted,
-        )
-        .await;
-    report
+
+    async fn finish(self, expected: &[String]) -> SessionReport {
+        let mut report = self.report;
+        report
+            .record(
+                self.dir,
+                self.context.include_deprecated,
+                expected,
+                self.complete,
+                self.interrupted,
+            )
+            .await;
+        report
+    }
+}
+
+impl Missed {
+    /// The same reason, for another file (a failure that concerns all of a session's datasets).
+    fn duplicate(&self) -> Missed {
+        match self {
+            Missed::Client(error) => Missed::Client(error.clone()),
+            Missed::Local(message) => Missed::Local(message.clone()),
+            Missed::Interrupted => Missed::Interrupted,
+        }
+    }
 }
