@@ -24,7 +24,7 @@ async fn mock_with(realism: Realism) -> MockServer {
     .await
 }
 
-fn vars(mock: &MockServer, base_url: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn vars(mock: &MockServer, base_url: &str) -> Vec<(&'static str, String)> {
     vec![
         ("CREDITDATA_BASE_URL", base_url.to_string()),
         ("CREDITDATA_TOKEN_URL", mock.token_url()),
@@ -33,14 +33,18 @@ fn vars(mock: &MockServer, base_url: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-async fn creditdata(dir: &Path, vars: &[(&'static str, String)], args: &[&str]) -> Output {
+pub(crate) async fn creditdata(
+    dir: &Path,
+    vars: &[(&'static str, String)],
+    args: &[&str],
+) -> Output {
     command(dir, vars, args)
         .output()
         .await
         .expect("the binary runs")
 }
 
-fn summary(output: &Output) -> Value {
+pub(crate) fn summary(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not the summary ({e}): {}\nstderr: {}",
@@ -50,7 +54,7 @@ fn summary(output: &Output) -> Value {
     })
 }
 
-fn assert_status(output: &Output, expected: i32) {
+pub(crate) fn assert_status(output: &Output, expected: i32) {
     assert_eq!(
         output.status.code(),
         Some(expected),
@@ -110,7 +114,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Every file of the tree, relative to `root`.
-fn files_under(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -128,7 +132,7 @@ fn files_under(root: &Path) -> Vec<PathBuf> {
 }
 
 /// No temporary (`.creditdata-*.part`) file anywhere in the tree.
-fn assert_no_partial_file(root: &Path) {
+pub(crate) fn assert_no_partial_file(root: &Path) {
     let partial: Vec<_> = files_under(root)
         .into_iter()
         .filter(|p| {
@@ -141,7 +145,7 @@ fn assert_no_partial_file(root: &Path) {
 
 /// Every session manifest's files exist with the recorded size and SHA-256; returns
 /// (session id → its manifest).
-fn verified_manifests(root: &Path) -> BTreeMap<String, Value> {
+pub(crate) fn verified_manifests(root: &Path) -> BTreeMap<String, Value> {
     let mut manifests = BTreeMap::new();
     for entry in std::fs::read_dir(root.join("sessions")).unwrap() {
         let dir = entry.unwrap().path();
@@ -165,7 +169,7 @@ fn verified_manifests(root: &Path) -> BTreeMap<String, Value> {
     manifests
 }
 
-fn file_of(manifest: &Value, key: &str) -> String {
+pub(crate) fn file_of(manifest: &Value, key: &str) -> String {
     manifest["files"]
         .as_array()
         .unwrap()

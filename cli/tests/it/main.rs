@@ -5,5 +5,6 @@ mod browser;
 mod cli;
 mod common;
 mod export;
+mod ready;
 mod sign_in;
 mod trust;

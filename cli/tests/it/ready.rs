@@ -1,0 +1,422 @@
+//! Whether a session's data has arrived, against the mock with a provider delay (loopback
+//! only): `sessions wait` returns only once every provider has answered and names what is
+//! pending at its deadline; `datasets all` exits 8 while providers are pending; an export taken
+//! then is partial, and a rerun after they answered holds the full data, byte for byte what the
+//! service serves.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use creditdata_mock::{MockConfig, MockServer};
+use serde_json::Value;
+
+use crate::common::{command, control};
+use crate::export::{assert_status, creditdata, file_of, summary, vars, verified_manifests};
+
+/// Providers that never answer by themselves (within a test), and never fail by themselves:
+/// they answer when the test says so.
+async fn slow_providers_mock() -> MockServer {
+    MockServer::start(MockConfig {
+        provider_delay: Duration::from_secs(24 * 3600),
+        provider_error_one_in: 0,
+        ..MockConfig::default()
+    })
+    .await
+    .expect("the mock starts")
+}
+
+/// Makes `provider` answer `status` for session `id` (the mock's control endpoint).
+async fn answer(mock: &MockServer, id: &str, provider: &str, status: &str) {
+    let url = format!(
+        "{}/_mock/sessions/{id}/sources/{provider}/status",
+        mock.base_url()
+    );
+    let response = reqwest::Client::new()
+        .put(&url)
+        .header(creditdata_mock::CONTROL_HEADER, "1")
+        .json(&serde_json::json!({ "status": status }))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The customer has completed a session asking for every package of GBR; returns its id.
+async fn completed_session(mock: &MockServer, dir: &Path) -> String {
+    let vars = vars(mock, mock.base_url());
+    let created = creditdata(
+        dir,
+        &vars,
+        &[
+            "sessions",
+            "create",
+            "--email",
+            "jane.doe@example.com",
+            "--query",
+            "GBR:credit-history,score,bank-account-categorization,identification",
+        ],
+    )
+    .await;
+    assert_status(&created, 0);
+    let id = serde_json::from_slice::<Value>(&created.stdout).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    control(mock, &id, "complete").await;
+    id
+}
+
+/// Every provider answered: exit 0, or 7 when the only failure is the mock's bank history
+/// with a gap (one session in four: the categorization summary's `SOME_DATA_MISSING`, a final
+/// answer without all of the data).
+fn assert_every_provider_answered(output: &Output) {
+    let stderr = text(&output.stderr);
+    match output.status.code() {
+        Some(0) => assert!(!stderr.contains("pending:"), "{stderr}"),
+        Some(7) => {
+            let failed: Vec<&str> = stderr
+                .lines()
+                .filter(|l| l.starts_with("failed: "))
+                .collect();
+            assert_eq!(
+                failed,
+                ["failed: categorizations-summary: SOME_DATA_MISSING"],
+                "{stderr}"
+            );
+        }
+        other => panic!(
+            "exit {other:?}\nstdout: {}\nstderr: {stderr}",
+            text(&output.stdout)
+        ),
+    }
+}
+
+/// What the service serves now for one file of the export (its manifest key), read directly
+/// with the command that reads it.
+async fn served_now(dir: &Path, vars: &[(&'static str, String)], id: &str, key: &str) -> Vec<u8> {
+    let (kind, rest) = key.split_once(':').unwrap_or((key, ""));
+    let parts: Vec<&str> = rest.split(':').collect();
+    let mut args: Vec<&str> = match kind {
+        "dataset" => vec!["datasets", "get", id, rest],
+        "identity-images" => vec!["datasets", "images", id, rest],
+        "report" => vec!["download", "pdf", id],
+        "transactions-excel" => vec!["download", "transactions-excel", id],
+        "statement-excel" => vec!["download", "statement-excel", id, rest],
+        "statement-tsv" => vec!["download", "statement-tsv", id, rest],
+        "attachment" => vec!["download", "attachment", id, rest],
+        "image" => vec!["download", "image", id, parts[0], parts[1]],
+        "source-file" => vec!["download", "source-file", id, rest],
+        other => panic!("no direct read for {other}"),
+    };
+    if args[0] == "download" {
+        args.extend(["-o", "-"]);
+    } else {
+        args.extend(["--output", "json"]);
+    }
+    let read = creditdata(dir, vars, &args).await;
+    assert_status(&read, 0);
+    let mut bytes = read.stdout;
+    if args[0] != "download" && bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    bytes
+}
+
+/// Every sheet of an Excel file: its name and its cells.
+fn sheets(bytes: Vec<u8>) -> Vec<(String, Vec<Vec<calamine::Data>>)> {
+    use calamine::Reader as _;
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).expect("xlsx opens");
+    workbook
+        .sheet_names()
+        .into_iter()
+        .map(|name| {
+            let range = workbook.worksheet_range(&name).expect("a sheet");
+            let rows = range.rows().map(<[calamine::Data]>::to_vec).collect();
+            (name, rows)
+        })
+        .collect()
+}
+
+/// Whether two PDF reports are the same but for the minute each says it was generated at
+/// ("report generated 2026-11-27 10:00 UTC", written as plain text): a read a minute later
+/// differs there, and only there, in digits.
+fn same_report(a: &[u8], b: &[u8]) -> bool {
+    const STAMP: &[u8] = b"report generated ";
+    let Some(at) = a.windows(STAMP.len()).position(|w| w == STAMP) else {
+        return a == b;
+    };
+    let stamp = at + STAMP.len()..at + STAMP.len() + 48;
+    a.len() == b.len()
+        && a.iter().zip(b).enumerate().all(|(i, (x, y))| {
+            x == y || (stamp.contains(&i) && x.is_ascii_digit() && y.is_ascii_digit())
+        })
+}
+
+#[tokio::test]
+async fn nothing_pending_is_presented_as_complete_and_a_rerun_catches_up() {
+    let mock = slow_providers_mock().await;
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let vars = vars(&mock, mock.base_url());
+    let id = completed_session(&mock, dir).await;
+
+    // `datasets all` prints what there is, and says it is partial: exit 8, naming the
+    // providers still awaited.
+    let all = creditdata(dir, &vars, &["datasets", "all", &id, "--output", "json"]).await;
+    assert_status(&all, 8);
+    let printed: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert!(
+        printed["scores"]["scores"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "no scores yet: {printed}"
+    );
+    let stderr = text(&all.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("pending: scores: provider ")
+                && l.ends_with("(GBR) WAITING_FOR_PROVIDER")),
+        "{stderr}"
+    );
+
+    // `sessions wait` waits for the data by default: at its deadline it exits 6 and names what
+    // is pending. `--until customer` is satisfied at once.
+    let timed_out = creditdata(
+        dir,
+        &vars,
+        &[
+            "sessions",
+            "wait",
+            &id,
+            "--timeout",
+            "300ms",
+            "--interval",
+            "100ms",
+        ],
+    )
+    .await;
+    assert_status(&timed_out, 6);
+    let stderr = text(&timed_out.stderr);
+    assert!(stderr.contains("pending: scores: provider "), "{stderr}");
+    assert!(stderr.contains("timed out"), "{stderr}");
+    let customer = creditdata(
+        dir,
+        &vars,
+        &[
+            "sessions", "wait", &id, "--until", "customer", "--output", "json",
+        ],
+    )
+    .await;
+    assert_status(&customer, 0);
+
+    // An export now is partial: exit 8, the index and the manifest say so, dataset by dataset.
+    let args = ["export", "--out", "tree", "--output", "json"];
+    let root = dir.join("tree");
+    let first = creditdata(dir, &vars, &args).await;
+    assert_status(&first, 8);
+    let first = summary(&first);
+    assert_eq!(first["totals"]["sessionsPartial"], 1, "{first}");
+    assert_eq!(first["totals"]["sessionsComplete"], 0, "{first}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(root.join("manifest.json")).unwrap()).unwrap();
+    let line = &index["sessions"][0];
+    assert_eq!(line["state"], "partial", "{index}");
+    assert_eq!(line["readiness"], "pending", "{index}");
+    assert_eq!(line["complete"], false, "{index}");
+    let manifests = verified_manifests(&root);
+    let manifest = &manifests[&id];
+    assert_eq!(manifest["complete"], false, "{manifest}");
+    assert_eq!(manifest["readiness"], "pending", "{manifest}");
+    let scores = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["key"] == "dataset:scores")
+        .unwrap();
+    assert_eq!(scores["readiness"]["state"], "pending", "{scores}");
+    let pending: BTreeSet<String> = manifest["pendingProviders"]
+        .as_array()
+        .expect("the pending providers are listed")
+        .iter()
+        // A dataset-level status (the categorization summary's) names no provider.
+        .filter_map(|p| p["provider"].as_str().map(str::to_string))
+        .collect();
+    assert!(!pending.is_empty(), "{manifest}");
+
+    // The providers answer while a wait is under way: it returns once they all have.
+    let waiter = command(
+        dir,
+        &vars,
+        &[
+            "sessions",
+            "wait",
+            &id,
+            "--timeout",
+            "5m",
+            "--interval",
+            "100ms",
+            "--max-interval",
+            "200ms",
+            "--output",
+            "json",
+        ],
+    )
+    .spawn()
+    .unwrap();
+    for provider in &pending {
+        answer(&mock, &id, provider, "SUCCESS").await;
+    }
+    let waited = waiter.wait_with_output().await.unwrap();
+    assert_every_provider_answered(&waited);
+    let session: Value = serde_json::from_slice(&waited.stdout).unwrap();
+    assert_eq!(session["id"], id.as_str());
+    assert_every_provider_answered(
+        &creditdata(dir, &vars, &["datasets", "all", &id, "--output", "json"]).await,
+    );
+
+    // The rerun reads the session again: complete, every file what the service serves now.
+    let second = creditdata(dir, &vars, &args).await;
+    assert_status(&second, 0);
+    let second = summary(&second);
+    assert_eq!(second["totals"]["sessionsComplete"], 1, "{second}");
+    assert_eq!(second["totals"]["sessionsPartial"], 0, "{second}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(root.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(index["sessions"][0]["state"], "complete", "{index}");
+    let manifests = verified_manifests(&root);
+    let manifest = &manifests[&id];
+    assert_eq!(manifest["complete"], true, "{manifest}");
+    assert!(manifest.get("pendingProviders").is_none(), "{manifest}");
+    let session_dir = root.join("sessions").join(&id);
+    let scores: Value = serde_json::from_slice(
+        &std::fs::read(session_dir.join(file_of(manifest, "dataset:scores"))).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        !scores["scores"].as_array().unwrap().is_empty(),
+        "the scores have arrived: {scores}"
+    );
+    let mut compared = 0;
+    for file in manifest["files"].as_array().unwrap() {
+        let key = file["key"].as_str().unwrap();
+        if key == "session" {
+            continue;
+        }
+        let archived = std::fs::read(session_dir.join(file["path"].as_str().unwrap())).unwrap();
+        let served = served_now(dir, &vars, &id, key).await;
+        if file["path"].as_str().unwrap().ends_with(".xlsx") {
+            // Each Excel file is stamped with the moment it was made (docProps/core.xml): the
+            // same data is never the same bytes twice, so its sheets are compared cell by cell.
+            assert_eq!(sheets(archived), sheets(served), "{key}");
+        } else if key == "report" {
+            assert!(
+                same_report(&archived, &served),
+                "the report differs from what is served"
+            );
+        } else {
+            assert!(
+                archived == served,
+                "{key}: the archive differs from what is served"
+            );
+        }
+        compared += 1;
+    }
+    assert!(
+        manifest["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["key"].as_str().unwrap().starts_with("statement-tsv:")),
+        "the statements listed once the bank answered are exported: {manifest}"
+    );
+    assert!(compared > 20, "{compared} files compared");
+
+    // Settled: a third run keeps everything.
+    let third = creditdata(dir, &vars, &args).await;
+    assert_status(&third, 0);
+    let third = summary(&third);
+    assert_eq!(third["totals"]["filesFetched"], 0, "{third}");
+}
+
+#[tokio::test]
+async fn a_provider_that_failed_is_named_and_final() {
+    let mock = crate::common::mock().await;
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let vars = vars(&mock, mock.base_url());
+    let id = completed_session(&mock, dir).await;
+    let scores = creditdata(
+        dir,
+        &vars,
+        &["datasets", "get", &id, "scores", "--output", "json"],
+    )
+    .await;
+    assert_status(&scores, 0);
+    let scores: Value = serde_json::from_slice(&scores.stdout).unwrap();
+    let provider = scores["sources"][0]["sourceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    answer(&mock, &id, &provider, "ERROR").await;
+
+    let all = creditdata(dir, &vars, &["datasets", "all", &id, "--output", "json"]).await;
+    assert_status(&all, 7);
+    let stderr = text(&all.stderr);
+    let named = format!("failed: scores: provider {provider} (GBR) ERROR");
+    assert!(stderr.lines().any(|l| l == named), "{stderr}");
+    assert!(!stderr.contains("pending:"), "{stderr}");
+
+    let waited = creditdata(dir, &vars, &["sessions", "wait", &id, "--output", "json"]).await;
+    assert_status(&waited, 7);
+    assert!(
+        text(&waited.stderr).lines().any(|l| l == named),
+        "{}",
+        text(&waited.stderr)
+    );
+
+    // The data is final: the export is complete (exit 0) and records who failed.
+    let exported = creditdata(dir, &vars, &["export", "--out", "tree", "--output", "json"]).await;
+    assert_status(&exported, 0);
+    let exported = summary(&exported);
+    assert_eq!(exported["totals"]["sessionsComplete"], 1, "{exported}");
+    assert_eq!(
+        exported["totals"]["sessionsWithFailedProviders"], 1,
+        "{exported}"
+    );
+    assert!(
+        text(
+            &creditdata(
+                dir,
+                &vars,
+                &["export", "--out", "again", "--output", "json"]
+            )
+            .await
+            .stderr
+        )
+        .contains(&format!("failed: {}", &named["failed: ".len()..])),
+        "the export names the failed provider"
+    );
+    let manifests = verified_manifests(&dir.join("tree"));
+    let manifest = &manifests[&id];
+    assert_eq!(manifest["readiness"], "providers-failed", "{manifest}");
+    assert!(
+        manifest["failedProviders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["provider"] == provider.as_str() && p["status"] == "ERROR"),
+        "{manifest}"
+    );
+}
