@@ -31,7 +31,7 @@ EXIT STATUS:
   6    `sessions wait`: the wait timed out while the customer or providers were
        still awaited (stderr names what is pending)
   7    the data is final but some providers failed or refused (`sessions wait`,
-       `datasets all`, `export`; stderr names dataset, provider, country, status)
+       `datasets all`; stderr names dataset, provider, country, status)
   8    some providers have not answered yet: what was printed or exported is
        partial (`datasets all`, `export`; stderr names them); try again later
   130  interrupted (Ctrl-C); a download in progress leaves no partial file
@@ -65,10 +65,15 @@ option, else the variable, else the profile (config.toml), else the default.";
 const EXPORT_AFTER_HELP: &str = "\
 A rerun into the same directory resumes: files that verify against their session's
 manifest.json (size and SHA-256) are kept, missing or altered ones fetched again.
+A session whose providers had not all answered is partial: a rerun reads its datasets
+again (the export does not wait for them: rerun later, or `sessions wait` first).
 Progress goes to stderr (a bar on a terminal, JSON lines otherwise); the summary to stdout.
 
 EXIT STATUS:
-  0    every matching session is complete in the directory
+  0    every matching session is complete in the directory (providers that failed or
+       refused are named on stderr and in the manifests: their data is final)
+  8    some sessions are partial: providers had not answered yet (named on stderr);
+       run again later
   1    some files could not be exported (named on stderr and in the sessions'
        manifest.json; run again to fetch them), the search failed, or a local
        file could not be written

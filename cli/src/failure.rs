@@ -23,7 +23,8 @@ pub const EXIT_SESSION_ENDED: u8 = 5;
 /// Exit status: `sessions wait` timed out (the customer or providers still awaited).
 pub const EXIT_WAIT_TIMED_OUT: u8 = 6;
 /// Exit status: the data is final, but some providers failed or refused (`sessions wait
-/// --until ready`, `datasets all`, `export`): waiting or rerunning changes nothing.
+/// --until ready`, `datasets all`): waiting changes nothing. (`export` records them and exits 0:
+/// an archive of final data is complete.)
 pub const EXIT_PROVIDERS_FAILED: u8 = 7;
 /// Exit status: some providers have not answered yet (`datasets all`, `export`): what was
 /// printed or exported is partial; read again (or rerun the export) later.

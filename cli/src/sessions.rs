@@ -144,11 +144,13 @@ async fn wait_for_data(
                 let message = Failure::from(error.clone()).message().unwrap_or_default();
                 crate::terminal::note(&format!("unreadable: {}: {message}", dataset.name()));
             }
-            crate::readiness::failed_outcome(&readiness)?;
-            Err(Failure::Partial(format!(
-                "{} of the session's datasets could not be read (listed above)",
-                readiness.unreadable.len()
-            )))
+            if !readiness.unreadable.is_empty() {
+                return Err(Failure::Partial(format!(
+                    "{} of the session's datasets could not be read (listed above)",
+                    readiness.unreadable.len()
+                )));
+            }
+            crate::readiness::failed_outcome(&readiness)
         }
         DataWait::TimedOut {
             datasets: Some(datasets),

@@ -459,6 +459,41 @@ mod tests {
         }
     }
 
+    fn manifest_text(format: &str, readiness: &str, id: Uuid) -> String {
+        format!(
+            r#"{{"format":"{format}","sessionId":"{id}","complete":true,{readiness}
+                "exportedAt":"2026-01-01T00:00:00Z",
+                "files":[{{"key":"dataset:scores","path":"datasets/scores.json","bytes":2,"sha256":"00"}}]}}"#
+        )
+    }
+
+    #[test]
+    fn only_a_settled_session_of_this_format_is_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Uuid::from_u128(7);
+        let load = |text: String| {
+            std::fs::write(dir.path().join(SESSION_MANIFEST), text).unwrap();
+            SessionManifest::load(dir.path(), id)
+        };
+        // Format 1 recorded no readiness: it may hold pending data marked complete.
+        let old = load(manifest_text("creditdata-export/1", "", id));
+        assert_eq!(old.readiness, SessionReadiness::Unknown);
+        assert!(!old.readiness.is_settled());
+        assert_eq!(old.entries.len(), 1, "its files are still known");
+        let pending = load(manifest_text(FORMAT, r#""readiness":"pending","#, id));
+        assert!(!pending.readiness.is_settled());
+        let ready = load(manifest_text(FORMAT, r#""readiness":"ready","#, id));
+        assert!(ready.readiness.is_settled());
+        let failed = load(manifest_text(
+            FORMAT,
+            r#""readiness":"providers-failed","#,
+            id,
+        ));
+        assert!(failed.readiness.is_settled());
+        let other = load(manifest_text("creditdata-export/9", "", id));
+        assert!(other.entries.is_empty());
+    }
+
     #[tokio::test]
     async fn the_index_is_one_json_document() {
         let dir = tempfile::tempdir().unwrap();
