@@ -87,13 +87,19 @@ pub async fn obtain(
         }
         repaired = true;
     }
-    if context.stopping() {
-        return (job, Err(Missed::Interrupted));
-    }
-    let result = tokio::select! {
-        biased;
-        () = context.stopped() => Err(Missed::Interrupted),
-        result = fetch(context, dir, session_id, &job, keep_content) => result,
+    // Bytes at hand (the session record, datasets already read) are written even when the
+    // export is stopping: a local write takes a moment, and what was read is then kept.
+    let at_hand = matches!(job.fetch, Fetch::Known(_) | Fetch::Dataset(..));
+    let result = if at_hand {
+        fetch(context, dir, session_id, &job, keep_content).await
+    } else if context.stopping() {
+        Err(Missed::Interrupted)
+    } else {
+        tokio::select! {
+            biased;
+            () = context.stopped() => Err(Missed::Interrupted),
+            result = fetch(context, dir, session_id, &job, keep_content) => result,
+        }
     };
     let result = result.map(|mut obtained| {
         obtained.repaired = repaired;

@@ -57,6 +57,15 @@ impl Run {
         );
         self
     }
+
+    /// Asserts that every provider of the session answered (see
+    /// [`crate::common::every_provider_answered`]).
+    fn answered(self) -> Self {
+        if let Err(said) = crate::common::every_provider_answered(Some(self.status), &self.stderr) {
+            panic!("{said}\nstdout: {}", self.stdout);
+        }
+        self
+    }
 }
 
 struct Shell {
@@ -157,7 +166,8 @@ async fn a_session_from_creation_to_its_files() {
     let limited = sh.run(&["sessions", "list", "--limit", "1"]).await.ok();
     assert_eq!(limited.json_lines().len(), 1);
 
-    // The customer completes; the wait ends at once.
+    // The customer completes; the wait (for the data, by default) ends at once: the mock's
+    // providers here answer the moment the customer consents.
     control(&mock, &id, "complete").await;
     let waited = sh
         .run(&[
@@ -170,7 +180,7 @@ async fn a_session_from_creation_to_its_files() {
             "100ms",
         ])
         .await
-        .ok()
+        .answered()
         .json();
     assert_eq!(waited["customerProgressStatus"], "COMPLETED_BY_CUSTOMER");
 
@@ -193,7 +203,7 @@ async fn a_session_from_creation_to_its_files() {
         deprecated.stderr
     );
 
-    let all = sh.run(&["datasets", "all", &id]).await.ok().json();
+    let all = sh.run(&["datasets", "all", &id]).await.answered().json();
     let names: Vec<&str> = all
         .as_object()
         .expect("an object")
@@ -212,8 +222,8 @@ async fn a_session_from_creation_to_its_files() {
     );
     let with_deprecated = sh
         .run(&["datasets", "all", &id, "--include-deprecated"])
-        .await;
-    assert_eq!(with_deprecated.status, 0, "{}", with_deprecated.stderr);
+        .await
+        .answered();
     let every: Vec<String> = with_deprecated
         .json()
         .as_object()
