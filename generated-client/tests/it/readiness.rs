@@ -117,6 +117,17 @@ async fn datasets_read_while_providers_wait_are_not_complete() {
             .any(|p| p.dataset == Dataset::CategorizationsSummary),
         "{readiness:?}"
     );
+    // A package the session did not request (bank data) is a `200`, not a `404`: its
+    // provider says `PACKAGE_UPGRADE_REQUIRED` (what the rustdoc says, as the facts sheet).
+    assert!(datasets.account_statements.is_ok());
+    let bank = readiness
+        .not_requested
+        .iter()
+        .find(|p| p.dataset == Dataset::AccountStatements)
+        .expect("the bank provider reports the package as not requested");
+    assert_eq!(bank.status, SourceStatus::PackageUpgradeRequired);
+    assert_eq!(bank.outcome(), Outcome::NotRequested);
+    assert!(bank.source_id.is_some(), "{bank:?}");
     assert!(readiness.not_reported.contains(&Dataset::Attachments));
     let scores = datasets.scores.as_ref().unwrap();
     assert!(scores.scores.as_ref().is_none_or(Vec::is_empty));
