@@ -402,3 +402,38 @@ async fn the_waiter_reads_again_only_what_is_pending_or_failed_transiently() {
         assert_eq!(reads(dataset), 1, "{dataset:?} was final at the first read");
     }
 }
+
+/// The collapse into one "not found" needs the session's own 404: a session that exists and
+/// whose every dataset answers 404 keeps each dataset's error.
+#[tokio::test]
+async fn datasets_that_all_answer_404_of_a_session_that_exists_keep_their_errors() {
+    use wiremock::matchers::{method, path, path_regex};
+    use wiremock::{Mock, MockServer as Wiremock, ResponseTemplate};
+
+    let id = Uuid::from_u128(0x404);
+    let server = Wiremock::start().await;
+    Mock::given(method("GET"))
+        .and(path(format!("/v1/sessions/{id}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(crate::support::session_json(id)))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex(format!("^/v1/sessions/{id}/.+")))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .base_url(server.uri())
+        .bearer_token("t")
+        .no_retries()
+        .build()
+        .unwrap();
+
+    let datasets = client.session_datasets(id).await.unwrap();
+
+    let read = Dataset::ALL.iter().filter(|d| !d.deprecated()).count();
+    assert_eq!(datasets.failures().len(), read);
+    let readiness = datasets.readiness();
+    assert_eq!(readiness.unreadable.len(), read);
+    assert!(!readiness.is_complete());
+}
