@@ -8,8 +8,11 @@
 //!   that is a string enum and a string `sourceId` (and, when present, a string
 //!   `countryCode`): the service's `sources[]` of `Source`;
 //! - a **dataset status**: an object property (possibly behind a one-element `allOf`) with a
-//!   required `status` whose enum holds every value of a provider list's status: the
-//!   categorizations summary's `summary.status`, SourceStatus plus `SOME_DATA_MISSING`.
+//!   required `status` whose enum speaks the providers' language: it holds every value of
+//!   [`READINESS_WORDS`] that a provider list's status enum holds. That is the categorizations
+//!   summary's `summary.status` (SourceStatus plus `SOME_DATA_MISSING`), also after a release
+//!   adds a provider status (`PROVIDER_MAINTENANCE`) to SourceStatus and not to the summary's
+//!   copy, which "every value of SourceStatus" would not survive.
 //!
 //! A dataset with neither (attachments, source files) does not report readiness, and the client
 //! says so instead of pretending. No dataset or schema is named here: a release that adds a
@@ -23,6 +26,12 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::document::{self as openapi, resolve};
+
+/// The statuses the client's classification names as answered or pending
+/// (`generated-client/src/readiness.rs`, `Outcome::of_wire`): a dataset-level status that can
+/// say these is one the client can read. Every other value is a failure to the client, so
+/// whether a status enum lists it does not matter here.
+pub const READINESS_WORDS: [&str; 3] = ["SUCCESS", "WAITING_FOR_PROVIDER", "WAITING_FOR_CUSTOMER"];
 
 /// One string property of a provider's entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,8 +201,8 @@ fn provider_lists(doc: &Value, answer: &Value) -> Vec<(ProviderList, BTreeSet<St
     found
 }
 
-/// The status values of every provider list of every operation's answer: what a dataset-level
-/// status must cover to speak for providers.
+/// The status values of every provider list of every operation's answer: the language a
+/// dataset-level status must speak.
 fn provider_status_values(doc: &Value) -> Vec<BTreeSet<String>> {
     let mut all: Vec<BTreeSet<String>> = Vec::new();
     for op in openapi::operations(doc) {
@@ -233,10 +242,14 @@ pub fn reporting(doc: &Value, operation: &Value) -> Reporting {
         else {
             continue;
         };
-        if provider_values
-            .iter()
-            .any(|provider| provider.is_subset(&values))
-        {
+        let speaks_like = |provider: &BTreeSet<String>| {
+            let words: Vec<&str> = READINESS_WORDS
+                .into_iter()
+                .filter(|word| provider.contains(*word))
+                .collect();
+            !words.is_empty() && words.iter().all(|word| values.contains(*word))
+        };
+        if provider_values.iter().any(speaks_like) {
             statuses.push(DatasetStatus {
                 property: property.clone(),
                 rust: rust_field(property),
@@ -399,6 +412,18 @@ mod tests {
             }]
         );
         assert!(found.reports());
+    }
+
+    #[test]
+    fn a_provider_status_the_summary_does_not_list_does_not_silence_it() {
+        // A release adds a provider status and not the summary's copy of the list.
+        let mut doc = document();
+        doc["components"]["schemas"]["Fetch"]["enum"] =
+            json!(["SUCCESS", "WAITING_FOR_PROVIDER", "PROVIDER_MAINTENANCE"]);
+        assert!(reporting_of(&doc, "/b").reports());
+        // A status that cannot say "waiting" is not the providers' language.
+        doc["components"]["schemas"]["FetchOrPartial"]["enum"] = json!(["SUCCESS", "DONE"]);
+        assert!(!reporting_of(&doc, "/b").reports());
     }
 
     #[test]

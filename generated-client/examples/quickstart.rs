@@ -140,8 +140,8 @@ async fn run() -> Result<(), Failure> {
 
 /// Reads every JSON dataset of the session at once (about one round trip instead of one per
 /// dataset) and prints one line per dataset: for each top-level member, the number of items of
-/// an array or the kind of value; or the dataset's error. One failed dataset does not hide the
-/// others; the example still ends with the first error.
+/// an array or the kind of value; or the dataset's error; then whether the data has arrived.
+/// One failed dataset does not hide the others; the example still ends with the first error.
 async fn read_datasets(client: &Client, id: Uuid) -> Result<(), Failure> {
     let datasets = client.session_datasets(id).await?;
     let mut first_failure = None;
@@ -162,6 +162,17 @@ async fn read_datasets(client: &Client, id: Uuid) -> Result<(), Failure> {
             }
         }
     }
+    // A read that succeeded is not data that arrived: the customer has not consented yet, so
+    // every provider is still pending. A program that decides gates on this (or waits for the
+    // data with `client.wait_for_data`).
+    let readiness = datasets.readiness();
+    step(json!({
+        "step": "readiness",
+        "complete": readiness.is_complete(),
+        "pending": readiness.pending.len(),
+        "failed": readiness.failed.len(),
+        "summary": readiness.to_string(),
+    }));
     match first_failure {
         Some(error) => Err(error.into()),
         None => Ok(()),

@@ -28,7 +28,7 @@
 //!   data has arrived (each provider's answer, `SessionDatasets::readiness`);
 //! - [`paging`]: the session search as a `Stream`; [`download`]: bodies streamed, and to disk
 //!   atomically (feature `downloads`); `statement` (feature `statements`): TSV statements as rows; [`source_file`]: Base64 contents decoded;
-//!   [`wait`]: waiting for the customer.
+//!   [`wait`]: waiting for the customer, and for the data (`Client::wait_for_data`).
 //!
 //! # Security
 //!
@@ -83,7 +83,7 @@
 //! | a TSV statement row (feature `statements`) | `statement::MAX_ROW_BYTES`, `statement::MAX_FIELDS` | 1 MiB, 16384 fields |
 //! | a download | streamed in constant memory, length checked against `Content-Length` | no size limit |
 //! | a token's lifetime | [`auth::MAX_TOKEN_LIFETIME`] (`expires_in` of 0 or none: used once) | 24 h |
-//! | waiting for the customer | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
+//! | waiting for the customer, or for the data | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
 //!
 //! **Signing in** (feature `sign-in`, [`sign_in`](crate#signing-a-person-in)). The loopback
 //! listener of a sign-in serves loopback peers only, reads at most 8 KiB per request within
@@ -158,13 +158,16 @@ pub mod wait;
 ///
 /// The client and its builder, the error and result types, the generated `types` module, the
 /// session search's filter, [`DownloadExt`](crate::download::DownloadExt) (`download()` on
-/// binary operations), [`WaitOptions`](crate::wait::WaitOptions), and the `futures` stream
+/// binary operations), [`WaitOptions`](crate::wait::WaitOptions) and `DataWait` (what
+/// `Client::wait_for_data` returns), and the `futures` stream
 /// traits (anonymously: `try_next()`, `try_collect()` and `next()` on the client's streams).
 /// Every builder's `call()` is inherent: it needs no import.
 pub mod prelude {
     pub use crate::download::DownloadExt;
     pub use crate::paging::SessionFilter;
     pub use crate::types;
+    #[cfg(feature = "session-datasets")]
+    pub use crate::wait::DataWait;
     pub use crate::wait::WaitOptions;
     pub use crate::{Client, ClientBuilder, Environment, Error, Result};
     pub use futures_util::{StreamExt as _, TryStreamExt as _};

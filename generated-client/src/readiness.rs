@@ -223,7 +223,9 @@ impl Readiness {
     }
 
     /// No provider is pending: every one has given its final answer (some may have failed).
-    /// Reading again will not change the data, short of a new release of a provider's answer.
+    /// A dataset whose read failed is not counted here: nothing is known of its providers
+    /// ([`unreadable`](Self::unreadable); [`Client::wait_for_data`](crate::Client::wait_for_data)
+    /// reads it again when its error may pass).
     pub fn is_settled(&self) -> bool {
         self.pending.is_empty()
     }

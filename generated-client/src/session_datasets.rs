@@ -79,10 +79,14 @@ impl SessionDatasets {
     fn every_read_not_found(&self) -> bool {
         let reads = self.reports();
         !reads.is_empty()
-            && reads.iter().all(|(_, report)| {
-                matches!(report, Report::ReadFailed(error) if error.status().map(|s| s.as_u16()) == Some(404))
-            })
+            && reads.iter().all(
+                |(_, report)| matches!(report, Report::ReadFailed(error) if is_not_found(error)),
+            )
     }
+}
+
+fn is_not_found(error: &Error) -> bool {
+    error.status().map(|status| status.as_u16()) == Some(404)
 }
 
 /// A dataset's read result in `Debug`: `read`, or the error (never the data).
@@ -188,8 +192,12 @@ impl SessionDatasetsRequest<'_> {
         }
         let datasets = slots.finish(session_id);
         if datasets.every_read_not_found() {
-            // One read says whether the session exists; its error replaces one per dataset.
-            client.get_session().session_id(session_id).call().await?;
+            // One read says whether the session exists; its 404 replaces one per dataset. Any
+            // other answer leaves the datasets' own errors, which say more than it would.
+            match client.get_session().session_id(session_id).call().await {
+                Err(error) if is_not_found(&error) => return Err(error),
+                _ => {}
+            }
         }
         Ok(datasets)
     }

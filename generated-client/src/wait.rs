@@ -27,6 +27,45 @@
 //! When the deadline passes first, the result is [`Error::WaitTimedOut`] with the last session
 //! seen. Transient failures of a poll (timeouts, broken connections, 408/429/5xx after the
 //! client's own retries) do not end the wait; other errors (404, 401, ...) end it at once.
+//!
+//! # Waiting for the data
+//!
+//! A session is `COMPLETED_BY_CUSTOMER` once the consumer has consented, but each Data Provider
+//! answers later: until then its datasets are empty, `sources[].status = WAITING_FOR_PROVIDER`.
+//! `Client::wait_for_data` (feature `session-datasets`) waits for both: the customer as above,
+//! then every dataset is read, and only the datasets still pending (or whose read failed with a
+//! transient error) are read again, with the same backoff and deadline, within the client's
+//! rate limiter. It ends with a `DataWait` that carries what it read last:
+//!
+//! ```no_run
+//! # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
+//! use std::time::Duration;
+//! use creditdata_client::wait::{DataWait, WaitOptions};
+//!
+//! match client
+//!     .wait_for_data(id, WaitOptions::default().timeout(Duration::from_secs(900)))
+//!     .await?
+//! {
+//!     DataWait::Ready { datasets, .. } => {
+//!         // every provider answered SUCCESS (or was not requested): decide on `datasets`
+//!         # let _ = datasets;
+//!     }
+//!     DataWait::ReadyWithFailures { datasets, .. } => {
+//!         eprintln!("final, with failures: {}", datasets.readiness());
+//!     }
+//!     DataWait::TimedOut { datasets: Some(datasets), .. } => {
+//!         eprintln!("still pending: {}", datasets.readiness());
+//!     }
+//!     other => eprintln!("no data: {other}"), // the customer has not completed, or never will
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! A deadline is a result (`DataWait::TimedOut`), not an error; so is a customer who will not
+//! complete (`DataWait::CustomerDidNotComplete`: `EXPIRED`, `DELIVERY_FAILED`, or a status this
+//! client does not know), which ends the wait at once without reading data. A provider status
+//! this client does not know counts as a final failure ([`crate::readiness`]), so it never
+//! holds the wait until its deadline.
 
 #[cfg(feature = "session-datasets")]
 mod data;

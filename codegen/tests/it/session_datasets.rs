@@ -180,3 +180,62 @@ fn a_dataset_name_that_is_no_plain_file_name_is_refused() {
     );
     assert!(error.to_string().contains("scores.v2"), "{error}");
 }
+
+/// Which datasets report readiness, on the frozen 1.0 and on the release-day fixture applied to
+/// it: found by the shape of their answers, so the release's new dataset (with `sources`)
+/// reports it and the categorizations summary keeps its dataset-level status although the
+/// release adds a provider status (`PROVIDER_MAINTENANCE`) only to SourceStatus.
+#[test]
+fn readiness_is_found_by_shape_before_and_after_a_release() {
+    use creditdata_codegen::overlay::{self, ApplyOptions};
+
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/release-day/1.1-additive.overlay.yaml");
+    let released = overlay::apply_files(
+        &crate::frozen::spec(),
+        &[fixture],
+        &ApplyOptions { lenient: false },
+    )
+    .unwrap()
+    .document;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("openapi.json");
+    std::fs::write(&spec, serde_json::to_string(&released).unwrap()).unwrap();
+    for (label, spec) in [("1.0", crate::frozen::spec()), ("1.1", spec)] {
+        let outputs = pipeline::run(&Inputs {
+            spec,
+            overlays: crate::frozen::overlays(),
+            lenient: false,
+            display_root: data(""),
+        })
+        .unwrap_or_else(|e| panic!("{label} generates:\n{e}"));
+        let found = datasets::session_datasets(&outputs.effective).unwrap();
+        let reporting = |name: &str| {
+            found
+                .iter()
+                .find(|d| d.name == name)
+                .unwrap_or_else(|| panic!("{label}: no dataset {name}"))
+                .reporting
+                .clone()
+        };
+        let scores = reporting("scores");
+        assert_eq!(scores.providers.len(), 1, "{label}: {scores:?}");
+        assert_eq!(scores.providers[0].property, "sources");
+        let summary = reporting("categorizations-summary");
+        assert!(summary.providers.is_empty(), "{label}: {summary:?}");
+        assert_eq!(summary.statuses.len(), 1, "{label}: {summary:?}");
+        assert_eq!(summary.statuses[0].property, "summary");
+        for silent in ["attachments", "source-files"] {
+            assert!(!reporting(silent).reports(), "{label}: {silent}");
+        }
+        if label == "1.1" {
+            assert!(reporting("employment-histories").reports());
+        }
+        assert!(
+            outputs
+                .datasets
+                .contains("pub fn reports_readiness(self) -> bool"),
+            "{label}"
+        );
+    }
+}

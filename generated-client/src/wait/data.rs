@@ -1,29 +1,5 @@
 //! Waiting for the data: [`Client::wait_for_data`] waits for the customer, then until every
-//! provider of the session has given its final answer.
-//!
-//! ```no_run
-//! # async fn f(client: &creditdata_client::Client, id: uuid::Uuid) -> creditdata_client::Result<()> {
-//! use std::time::Duration;
-//! use creditdata_client::wait::{DataWait, WaitOptions};
-//!
-//! match client
-//!     .wait_for_data(id, WaitOptions::default().timeout(Duration::from_secs(900)))
-//!     .await?
-//! {
-//!     DataWait::Ready { datasets, .. } => {
-//!         // every provider answered: decide on `datasets`
-//!         # let _ = datasets;
-//!     }
-//!     DataWait::ReadyWithFailures { datasets, .. } => {
-//!         eprintln!("final, with failures: {}", datasets.readiness());
-//!     }
-//!     DataWait::TimedOut { datasets: Some(datasets), .. } => {
-//!         eprintln!("still pending: {}", datasets.readiness());
-//!     }
-//!     other => eprintln!("no data: {other:?}"),
-//! }
-//! # Ok(()) }
-//! ```
+//! provider of the session has given its final answer (documented in [`crate::wait`]).
 
 use std::fmt;
 use std::time::Duration;

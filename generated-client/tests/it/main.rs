@@ -13,6 +13,7 @@ mod hostile_server;
 mod operations;
 mod paging;
 mod rate_limit;
+mod readiness;
 mod readme;
 mod request_limits;
 mod retries;

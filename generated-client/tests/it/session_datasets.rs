@@ -132,7 +132,7 @@ async fn answer(
 }
 
 /// The mock's example answer of the dataset named `name`, from the effective description.
-fn described_example(name: &str) -> Option<String> {
+pub fn described_example(name: &str) -> Option<String> {
     let dataset = Dataset::ALL.into_iter().find(|d| d.name() == name)?;
     let description: serde_json::Value = serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
