@@ -210,6 +210,20 @@ mod tests {
     }
 
     #[test]
+    fn readiness_has_exit_codes_of_its_own() {
+        let codes = [
+            Failure::ProvidersFailed(String::new()).exit_status(),
+            Failure::ProvidersPending(String::new()).exit_status(),
+            Failure::TimedOut(String::new()).exit_status(),
+        ];
+        assert_eq!(codes, [7, 8, EXIT_WAIT_TIMED_OUT]);
+        // None of them is taken for another failure.
+        for other in [EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_AUTH, EXIT_NOT_FOUND] {
+            assert!(!codes[..2].contains(&other));
+        }
+    }
+
+    #[test]
     fn validation_errors_are_listed_field_by_field() {
         let failure = Failure::from(api(
             400,

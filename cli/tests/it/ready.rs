@@ -401,3 +401,65 @@ async fn a_provider_that_failed_is_named_and_final() {
         "{manifest}"
     );
 }
+
+#[tokio::test]
+async fn an_archive_written_before_readiness_was_recorded_is_read_again() {
+    use sha2::{Digest, Sha256};
+
+    let mock = crate::common::mock().await;
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let vars = vars(&mock, mock.base_url());
+    let id = completed_session(&mock, dir).await;
+    let args = ["export", "--out", "tree", "--output", "json"];
+    assert_status(&creditdata(dir, &vars, &args).await, 0);
+
+    // What an older `creditdata` (manifest format 1) kept for good: the scores as they were
+    // while the provider was still waiting, in a manifest that calls them complete.
+    let session_dir = dir.join("tree/sessions").join(&id);
+    let manifest_path = session_dir.join("manifest.json");
+    let mut manifest: Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    let stale = br#"{"sources":[{"sourceId":"GBR_ALBION_CREDIT","status":"WAITING_FOR_PROVIDER","countryCode":"GBR"}],"scores":[]}"#;
+    std::fs::write(session_dir.join("datasets/scores.json"), stale).unwrap();
+    let digest: String = Sha256::digest(stale)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let object = manifest.as_object_mut().unwrap();
+    object.insert("format".into(), "creditdata-export/1".into());
+    object.remove("readiness");
+    object.remove("failedProviders");
+    for file in object["files"].as_array_mut().unwrap() {
+        let file = file.as_object_mut().unwrap();
+        file.remove("readiness");
+        if file["key"] == "dataset:scores" {
+            file.insert("bytes".into(), stale.len().into());
+            file.insert("sha256".into(), digest.clone().into());
+        }
+    }
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+
+    let rerun = creditdata(dir, &vars, &args).await;
+    assert_status(&rerun, 0);
+    let rerun = summary(&rerun);
+    assert!(
+        rerun["totals"]["filesFetched"].as_u64().unwrap() >= 1,
+        "{rerun}"
+    );
+    let archived = std::fs::read(session_dir.join("datasets/scores.json")).unwrap();
+    assert!(
+        archived == served_now(dir, &vars, &id, "dataset:scores").await,
+        "the stale scores were read again"
+    );
+    let manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["format"], "creditdata-export/2");
+    assert!(
+        manifest["readiness"] == "ready" || manifest["readiness"] == "providers-failed",
+        "{manifest}"
+    );
+}
