@@ -16,7 +16,8 @@ pub enum Fetch {
     /// Bytes already at hand (the session record from the search).
     Known(Vec<u8>),
     /// A dataset, read with the session's other datasets (so that its providers' readiness is
-    /// known), or kept from the last run: its content.
+    /// known): its content. Kept from the last run, the file on disk is its content and this is
+    /// empty.
     Dataset(Dataset, Vec<u8>),
     IdentityImages(String),
     Pdf,
