@@ -421,7 +421,10 @@ pub enum DatasetsCommand {
         #[arg(value_enum)]
         name: DatasetArg,
     },
-    /// Every JSON dataset of a session, as one object keyed by dataset name.
+    /// Every JSON dataset of a session, as one object keyed by dataset name: what the service
+    /// has now. Providers that have not answered yet (exit 8) or that failed or refused (exit 7)
+    /// are named on stderr (dataset, provider, country, status); exit 1 when a dataset could not
+    /// be read.
     All {
         /// The session id.
         id: Uuid,
