@@ -2,6 +2,7 @@
 
 use creditdata_client::Client;
 use creditdata_client::paging::SessionFilter;
+use creditdata_client::session_datasets::Readiness;
 use creditdata_client::types::{
     CreateSessionRequest, CreateSessionRequestSubjectEmail, CustomerProgressStatus,
     QueryParameterInput, Session, UpdateSessionRequest,
@@ -140,10 +141,7 @@ async fn wait_for_data(
         DataWait::ReadyWithFailures { datasets, .. } => {
             let readiness = datasets.readiness();
             crate::readiness::note_providers(&readiness);
-            for (dataset, error) in &readiness.unreadable {
-                let message = Failure::from(error.clone()).message().unwrap_or_default();
-                crate::terminal::note(&format!("unreadable: {}: {message}", dataset.name()));
-            }
+            note_unreadable(&readiness);
             if !readiness.unreadable.is_empty() {
                 return Err(Failure::Partial(format!(
                     "{} of the session's datasets could not be read (listed above)",
@@ -159,11 +157,15 @@ async fn wait_for_data(
         } => {
             let readiness = datasets.readiness();
             crate::readiness::note_providers(&readiness);
+            // A read that failed for a passing reason (a 503) is read again, like a pending one.
+            note_unreadable(&readiness);
             Err(Failure::TimedOut(format!(
-                "timed out after {} s: {} provider answer(s) still pending (listed above); \
-                 wait again, or read what is there with `creditdata datasets all {id}`",
+                "timed out after {} s: {} provider answer(s) still pending, {} dataset(s) \
+                 unreadable (listed above); wait again, or read what is there with \
+                 `creditdata datasets all {id}`",
                 waited.as_secs(),
-                readiness.pending.len()
+                readiness.pending.len(),
+                readiness.unreadable.len()
             )))
         }
         DataWait::TimedOut { waited, .. } => Err(Failure::TimedOut(format!(
@@ -172,6 +174,14 @@ async fn wait_for_data(
             result.session().customer_progress_status
         ))),
         _ => customer_completed(result.session()),
+    }
+}
+
+/// Names the datasets that could not be read, with the client's message, on stderr.
+fn note_unreadable(readiness: &Readiness) {
+    for (dataset, error) in &readiness.unreadable {
+        let message = Failure::from(error.clone()).message().unwrap_or_default();
+        crate::terminal::note(&format!("unreadable: {}: {message}", dataset.name()));
     }
 }
 
