@@ -509,6 +509,53 @@ async fn a_wait_that_does_not_end_in_completion_fails() {
     );
 }
 
+/// With nothing saying where the service is, the command still reaches the local mock (for a
+/// newcomer's first try) but says so in one line on stderr; naming the mock says nothing.
+#[tokio::test]
+async fn the_mock_used_by_default_is_announced_on_stderr() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let implicit = sh
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", ""),
+                ("CREDITDATA_MOCK_URL", mock.base_url()),
+            ],
+            &["sessions", "list", "--limit", "1"],
+        )
+        .await
+        .ok();
+    let notes: Vec<&str> = implicit
+        .stderr
+        .lines()
+        .filter(|line| line.contains("local mock"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", implicit.stderr);
+    assert!(
+        notes[0].contains("no environment configured") && notes[0].contains("--environment"),
+        "{}",
+        notes[0]
+    );
+    let named = sh
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", ""),
+                ("CREDITDATA_ENVIRONMENT", "mock"),
+                ("CREDITDATA_MOCK_URL", mock.base_url()),
+            ],
+            &["sessions", "list", "--limit", "1"],
+        )
+        .await
+        .ok();
+    assert!(!named.stderr.contains("local mock"), "{}", named.stderr);
+    let explicit = sh.run(&["sessions", "list", "--limit", "1"]).await.ok();
+    assert!(
+        !explicit.stderr.contains("local mock"),
+        "{}",
+        explicit.stderr
+    );
+}
+
 #[tokio::test]
 async fn operations_need_no_network_or_credentials() {
     let dir = tempfile::tempdir().unwrap();
