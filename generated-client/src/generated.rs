@@ -474,6 +474,8 @@ pub mod types {
         }
     }
     ///Data Subject e-mail, used to contact the subject for Consent.
+    ///
+    /// `parse()`, `try_from` and deserialisation refuse what is not an e-mail address (`format: email`: an RFC 5321 mailbox without a display name, the rule of [`is_email_address`](crate::limits::is_email_address)), naming `subjectEmail`.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct CreateSessionRequestSubjectEmail(::std::string::String);
@@ -495,7 +497,13 @@ pub mod types {
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 254usize {
-                return Err("longer than 254 characters".into());
+                return Err("subjectEmail: longer than 254 characters".into());
+            }
+            if !crate::limits::is_email_address(value) {
+                return Err(
+                    "subjectEmail is not an e-mail address (local-part@domain, without a display name or spaces)"
+                        .into(),
+                );
             }
             Ok(Self(value.to_string()))
         }
@@ -644,7 +652,7 @@ pub mod types {
                 "WAITING_FOR_CUSTOMER" => Ok(Self::WaitingForCustomer),
                 "COMPLETED_BY_CUSTOMER" => Ok(Self::CompletedByCustomer),
                 "EXPIRED" => Ok(Self::Expired),
-                _ => Err("invalid value".into()),
+                _ => Err("CustomerProgressStatus: invalid value".into()),
             }
         }
     }
@@ -736,7 +744,7 @@ pub mod types {
                 "SCORE" => Ok(Self::Score),
                 "BANK_ACCOUNT_CATEGORIZATION" => Ok(Self::BankAccountCategorization),
                 "IDENTIFICATION" => Ok(Self::Identification),
-                _ => Err("invalid value".into()),
+                _ => Err("dataPackages: invalid value".into()),
             }
         }
     }
@@ -819,7 +827,7 @@ pub mod types {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
             { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+                return Err("CountryCode: doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1410,7 +1418,7 @@ pub mod types {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
             { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+                return Err("countryCode: doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1893,9 +1901,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -1903,11 +1909,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -1917,11 +1919,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -1980,11 +1978,7 @@ pub mod types {
             {
                 self.account_statements = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_statements: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountStatements: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -1994,11 +1988,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2008,11 +1998,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2073,9 +2059,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -2083,11 +2067,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2097,11 +2077,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2138,7 +2114,7 @@ pub mod types {
         impl ::std::default::Default for Amount {
             fn default() -> Self {
                 Self {
-                    amount: Err("no value supplied for amount".to_string()),
+                    amount: Err("amount is required".to_string()),
                     currency_code: Ok(Default::default()),
                 }
             }
@@ -2149,11 +2125,7 @@ pub mod types {
                 T: ::std::convert::TryInto<f64>,
                 T::Error: ::std::fmt::Display,
             {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
+                self.amount = value.try_into().map_err(|e| format!("amount: {e}"));
                 self
             }
             pub fn currency_code<T>(mut self, value: T) -> Self
@@ -2163,9 +2135,7 @@ pub mod types {
             {
                 self.currency_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency_code: {e}")
-                    });
+                    .map_err(|e| format!("currencyCode: {e}"));
                 self
             }
         }
@@ -2220,16 +2190,12 @@ pub mod types {
         impl ::std::default::Default for Attachment {
             fn default() -> Self {
                 Self {
-                    added_on_utc: Err("no value supplied for added_on_utc".to_string()),
-                    attachment_type: Err(
-                        "no value supplied for attachment_type".to_string(),
-                    ),
+                    added_on_utc: Err("addedOnUtc is required".to_string()),
+                    attachment_type: Err("attachmentType is required".to_string()),
                     country_code: Ok(Default::default()),
                     file_name: Ok(Default::default()),
-                    file_size_bytes: Err(
-                        "no value supplied for file_size_bytes".to_string(),
-                    ),
-                    id: Err("no value supplied for id".to_string()),
+                    file_size_bytes: Err("fileSizeBytes is required".to_string()),
+                    id: Err("id is required".to_string()),
                     mime_type: Ok(Default::default()),
                     source_id: Ok(Default::default()),
                 }
@@ -2243,9 +2209,7 @@ pub mod types {
             {
                 self.added_on_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for added_on_utc: {e}")
-                    });
+                    .map_err(|e| format!("addedOnUtc: {e}"));
                 self
             }
             pub fn attachment_type<T>(mut self, value: T) -> Self
@@ -2255,11 +2219,7 @@ pub mod types {
             {
                 self.attachment_type = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for attachment_type: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("attachmentType: {e}"));
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2269,9 +2229,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn file_name<T>(mut self, value: T) -> Self
@@ -2279,11 +2237,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.file_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for file_name: {e}")
-                    });
+                self.file_name = value.try_into().map_err(|e| format!("fileName: {e}"));
                 self
             }
             pub fn file_size_bytes<T>(mut self, value: T) -> Self
@@ -2293,11 +2247,7 @@ pub mod types {
             {
                 self.file_size_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for file_size_bytes: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("fileSizeBytes: {e}"));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
@@ -2305,9 +2255,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn mime_type<T>(mut self, value: T) -> Self
@@ -2315,11 +2263,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.mime_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mime_type: {e}")
-                    });
+                self.mime_type = value.try_into().map_err(|e| format!("mimeType: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -2327,11 +2271,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
         }
@@ -2390,9 +2330,7 @@ pub mod types {
             {
                 self.attachments = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for attachments: {e}")
-                    });
+                    .map_err(|e| format!("attachments: {e}"));
                 self
             }
         }
@@ -2451,11 +2389,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.accounts = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for accounts: {e}")
-                    });
+                self.accounts = value.try_into().map_err(|e| format!("accounts: {e}"));
                 self
             }
             pub fn total_period_months<T>(mut self, value: T) -> Self
@@ -2465,11 +2399,7 @@ pub mod types {
             {
                 self.total_period_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_period_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalPeriodMonths: {e}"));
                 self
             }
             pub fn total_period_received_months<T>(mut self, value: T) -> Self
@@ -2479,11 +2409,7 @@ pub mod types {
             {
                 self.total_period_received_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_period_received_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalPeriodReceivedMonths: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2493,11 +2419,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2551,11 +2473,7 @@ pub mod types {
             {
                 self.period_with_income_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for period_with_income_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("periodWithIncomeMonths: {e}"));
                 self
             }
             pub fn period_with_liabilities_months<T>(mut self, value: T) -> Self
@@ -2565,11 +2483,7 @@ pub mod types {
             {
                 self.period_with_liabilities_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for period_with_liabilities_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("periodWithLiabilitiesMonths: {e}"));
                 self
             }
         }
@@ -2615,7 +2529,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     count_of_institutions: Ok(Default::default()),
-                    status: Err("no value supplied for status".to_string()),
+                    status: Err("status is required".to_string()),
                     extra: Ok(Default::default()),
                 }
             }
@@ -2628,11 +2542,7 @@ pub mod types {
             {
                 self.count_of_institutions = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for count_of_institutions: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("countOfInstitutions: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -2640,11 +2550,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CategorizationSummaryStatus>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2654,11 +2560,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2719,11 +2621,7 @@ pub mod types {
             {
                 self.categorizations = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for categorizations: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("categorizations: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -2733,11 +2631,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn summary<T>(mut self, value: T) -> Self
@@ -2747,11 +2641,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.summary = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for summary: {e}")
-                    });
+                self.summary = value.try_into().map_err(|e| format!("summary: {e}"));
                 self
             }
         }
@@ -2800,11 +2690,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.summary = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for summary: {e}")
-                    });
+                self.summary = value.try_into().map_err(|e| format!("summary: {e}"));
                 self
             }
         }
@@ -2862,11 +2748,7 @@ pub mod types {
             {
                 self.account_holder_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_holder_names: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountHolderNames: {e}"));
                 self
             }
             pub fn account_number<T>(mut self, value: T) -> Self
@@ -2876,11 +2758,7 @@ pub mod types {
             {
                 self.account_number = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_number: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountNumber: {e}"));
                 self
             }
             pub fn bank_name<T>(mut self, value: T) -> Self
@@ -2888,11 +2766,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.bank_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for bank_name: {e}")
-                    });
+                self.bank_name = value.try_into().map_err(|e| format!("bankName: {e}"));
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2902,9 +2776,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
         }
@@ -2963,9 +2835,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -2977,9 +2847,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2989,11 +2857,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3045,11 +2909,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.packages = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for packages: {e}")
-                    });
+                self.packages = value.try_into().map_err(|e| format!("packages: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3059,11 +2919,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3122,11 +2978,7 @@ pub mod types {
             {
                 self.court_and_insolvencies = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for court_and_insolvencies: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("courtAndInsolvencies: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3136,11 +2988,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3150,11 +2998,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3206,11 +3050,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3220,11 +3060,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3263,10 +3099,8 @@ pub mod types {
         impl ::std::default::Default for CreateSessionRequest {
             fn default() -> Self {
                 Self {
-                    query_parameters: Err(
-                        "no value supplied for query_parameters".to_string(),
-                    ),
-                    subject_email: Err("no value supplied for subject_email".to_string()),
+                    query_parameters: Err("queryParameters is required".to_string()),
+                    subject_email: Err("subjectEmail is required".to_string()),
                 }
             }
         }
@@ -3278,11 +3112,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
             pub fn subject_email<T>(mut self, value: T) -> Self
@@ -3290,11 +3120,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CreateSessionRequestSubjectEmail>,
                 T::Error: ::std::fmt::Display,
             {
-                self.subject_email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subject_email: {e}")
-                    });
+                self.subject_email = value.try_into().map_err(|e| format!("{e}"));
                 self
             }
         }
@@ -3329,7 +3155,7 @@ pub mod types {
         impl ::std::default::Default for Creditor {
             fn default() -> Self {
                 Self {
-                    sector: Err("no value supplied for sector".to_string()),
+                    sector: Err("sector is required".to_string()),
                     extra: Ok(Default::default()),
                 }
             }
@@ -3340,11 +3166,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CreditorSector>,
                 T::Error: ::std::fmt::Display,
             {
-                self.sector = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sector: {e}")
-                    });
+                self.sector = value.try_into().map_err(|e| format!("sector: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3354,11 +3176,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3415,9 +3233,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -3425,11 +3241,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3439,11 +3251,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3503,9 +3311,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -3513,11 +3319,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3527,11 +3329,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3587,9 +3385,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -3597,11 +3393,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3611,11 +3403,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3671,9 +3459,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -3681,11 +3467,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3695,11 +3477,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3760,11 +3538,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.images = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for images: {e}")
-                    });
+                self.images = value.try_into().map_err(|e| format!("images: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3774,11 +3548,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3788,11 +3558,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3853,11 +3619,7 @@ pub mod types {
             {
                 self.identity_verifications = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for identity_verifications: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("identityVerifications: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3867,11 +3629,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3881,11 +3639,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3937,11 +3691,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3951,11 +3701,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4012,9 +3758,7 @@ pub mod types {
             {
                 self.immovables = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for immovables: {e}")
-                    });
+                    .map_err(|e| format!("immovables: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4024,11 +3768,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4038,11 +3778,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4099,9 +3835,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4109,11 +3843,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4123,11 +3853,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4181,11 +3907,7 @@ pub mod types {
             {
                 self.input_requirements = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for input_requirements: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("inputRequirements: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4195,11 +3917,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4253,11 +3971,7 @@ pub mod types {
             {
                 self.legal_entities = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for legal_entities: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("legalEntities: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4267,11 +3981,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -4326,11 +4036,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn relations<T>(mut self, value: T) -> Self
@@ -4340,11 +4046,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.relations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for relations: {e}")
-                    });
+                self.relations = value.try_into().map_err(|e| format!("relations: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4352,11 +4054,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
         }
@@ -4401,7 +4099,7 @@ pub mod types {
                 Self {
                     end_date: Ok(Default::default()),
                     start_date: Ok(Default::default()),
-                    type_: Err("no value supplied for type_".to_string()),
+                    type_: Err("type is required".to_string()),
                 }
             }
         }
@@ -4411,11 +4109,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.end_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for end_date: {e}")
-                    });
+                self.end_date = value.try_into().map_err(|e| format!("endDate: {e}"));
                 self
             }
             pub fn start_date<T>(mut self, value: T) -> Self
@@ -4425,9 +4119,7 @@ pub mod types {
             {
                 self.start_date = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
-                    });
+                    .map_err(|e| format!("startDate: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -4435,11 +4127,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::LegalEntityRelationType>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -4499,9 +4187,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -4509,11 +4195,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4523,11 +4205,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4579,11 +4257,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4593,11 +4267,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4652,11 +4322,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.metrics = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metrics: {e}")
-                    });
+                self.metrics = value.try_into().map_err(|e| format!("metrics: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4666,11 +4332,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4680,11 +4342,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4736,9 +4394,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     amount: Ok(Default::default()),
-                    contract_type: Err(
-                        "no value supplied for contract_type".to_string(),
-                    ),
+                    contract_type: Err("contractType is required".to_string()),
                     creditor: Ok(Default::default()),
                     source_id: Ok(Default::default()),
                     extra: Ok(Default::default()),
@@ -4751,11 +4407,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Amount>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
+                self.amount = value.try_into().map_err(|e| format!("amount: {e}"));
                 self
             }
             pub fn contract_type<T>(mut self, value: T) -> Self
@@ -4765,9 +4417,7 @@ pub mod types {
             {
                 self.contract_type = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for contract_type: {e}")
-                    });
+                    .map_err(|e| format!("contractType: {e}"));
                 self
             }
             pub fn creditor<T>(mut self, value: T) -> Self
@@ -4775,11 +4425,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Creditor>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.creditor = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for creditor: {e}")
-                    });
+                self.creditor = value.try_into().map_err(|e| format!("creditor: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4787,11 +4433,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4801,11 +4443,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4863,11 +4501,7 @@ pub mod types {
             {
                 self.negative_tradelines = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for negative_tradelines: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("negativeTradelines: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4877,11 +4511,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -4923,7 +4553,7 @@ pub mod types {
                 Self {
                     skip: Ok(Default::default()),
                     take: Ok(Default::default()),
-                    total_count: Err("no value supplied for total_count".to_string()),
+                    total_count: Err("totalCount is required".to_string()),
                 }
             }
         }
@@ -4933,11 +4563,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.skip = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for skip: {e}")
-                    });
+                self.skip = value.try_into().map_err(|e| format!("skip: {e}"));
                 self
             }
             pub fn take<T>(mut self, value: T) -> Self
@@ -4945,11 +4571,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.take = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for take: {e}")
-                    });
+                self.take = value.try_into().map_err(|e| format!("take: {e}"));
                 self
             }
             pub fn total_count<T>(mut self, value: T) -> Self
@@ -4959,9 +4581,7 @@ pub mod types {
             {
                 self.total_count = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for total_count: {e}")
-                    });
+                    .map_err(|e| format!("totalCount: {e}"));
                 self
             }
         }
@@ -5072,11 +4692,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.addresses = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for addresses: {e}")
-                    });
+                self.addresses = value.try_into().map_err(|e| format!("addresses: {e}"));
                 self
             }
             pub fn birth_dates<T>(mut self, value: T) -> Self
@@ -5088,9 +4704,7 @@ pub mod types {
             {
                 self.birth_dates = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for birth_dates: {e}")
-                    });
+                    .map_err(|e| format!("birthDates: {e}"));
                 self
             }
             pub fn citizenships<T>(mut self, value: T) -> Self
@@ -5102,9 +4716,7 @@ pub mod types {
             {
                 self.citizenships = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for citizenships: {e}")
-                    });
+                    .map_err(|e| format!("citizenships: {e}"));
                 self
             }
             pub fn documents<T>(mut self, value: T) -> Self
@@ -5114,11 +4726,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = value.try_into().map_err(|e| format!("documents: {e}"));
                 self
             }
             pub fn emails<T>(mut self, value: T) -> Self
@@ -5128,11 +4736,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.emails = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for emails: {e}")
-                    });
+                self.emails = value.try_into().map_err(|e| format!("emails: {e}"));
                 self
             }
             pub fn family_names<T>(mut self, value: T) -> Self
@@ -5144,9 +4748,7 @@ pub mod types {
             {
                 self.family_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for family_names: {e}")
-                    });
+                    .map_err(|e| format!("familyNames: {e}"));
                 self
             }
             pub fn given_names<T>(mut self, value: T) -> Self
@@ -5158,9 +4760,7 @@ pub mod types {
             {
                 self.given_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for given_names: {e}")
-                    });
+                    .map_err(|e| format!("givenNames: {e}"));
                 self
             }
             pub fn marital_statuses<T>(mut self, value: T) -> Self
@@ -5174,11 +4774,7 @@ pub mod types {
             {
                 self.marital_statuses = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marital_statuses: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("maritalStatuses: {e}"));
                 self
             }
             pub fn personal_identity_codes<T>(mut self, value: T) -> Self
@@ -5192,11 +4788,7 @@ pub mod types {
             {
                 self.personal_identity_codes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for personal_identity_codes: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("personalIdentityCodes: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -5206,11 +4798,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn telephones<T>(mut self, value: T) -> Self
@@ -5222,9 +4810,7 @@ pub mod types {
             {
                 self.telephones = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for telephones: {e}")
-                    });
+                    .map_err(|e| format!("telephones: {e}"));
                 self
             }
             pub fn underage_children_counts<T>(mut self, value: T) -> Self
@@ -5236,11 +4822,7 @@ pub mod types {
             {
                 self.underage_children_counts = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for underage_children_counts: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("underageChildrenCounts: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5250,11 +4832,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5335,9 +4913,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -5345,11 +4921,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5359,11 +4931,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5415,11 +4983,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5429,11 +4993,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5490,11 +5050,7 @@ pub mod types {
             {
                 self.positive_tradelines = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for positive_tradelines: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("positiveTradelines: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -5504,11 +5060,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5518,11 +5070,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5604,11 +5152,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.detail = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for detail: {e}")
-                    });
+                self.detail = value.try_into().map_err(|e| format!("detail: {e}"));
                 self
             }
             pub fn errors<T>(mut self, value: T) -> Self
@@ -5623,11 +5167,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.errors = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for errors: {e}")
-                    });
+                self.errors = value.try_into().map_err(|e| format!("errors: {e}"));
                 self
             }
             pub fn instance<T>(mut self, value: T) -> Self
@@ -5635,11 +5175,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.instance = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for instance: {e}")
-                    });
+                self.instance = value.try_into().map_err(|e| format!("instance: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -5647,11 +5183,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
@@ -5659,11 +5191,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = value.try_into().map_err(|e| format!("title: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -5671,11 +5199,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5685,11 +5209,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5749,9 +5269,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -5763,9 +5281,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
         }
@@ -5802,8 +5318,8 @@ pub mod types {
         impl ::std::default::Default for QueryParameterInput {
             fn default() -> Self {
                 Self {
-                    country_code: Err("no value supplied for country_code".to_string()),
-                    data_packages: Err("no value supplied for data_packages".to_string()),
+                    country_code: Err("countryCode is required".to_string()),
+                    data_packages: Err("dataPackages is required".to_string()),
                 }
             }
         }
@@ -5813,11 +5329,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::QueryParameterInputCountryCode>,
                 T::Error: ::std::fmt::Display,
             {
-                self.country_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                self.country_code = value.try_into().map_err(|e| format!("{e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -5827,9 +5339,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
         }
@@ -5895,11 +5405,7 @@ pub mod types {
             {
                 self.assessment_year = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for assessment_year: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("assessmentYear: {e}"));
                 self
             }
             pub fn gross_income<T>(mut self, value: T) -> Self
@@ -5909,9 +5415,7 @@ pub mod types {
             {
                 self.gross_income = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gross_income: {e}")
-                    });
+                    .map_err(|e| format!("grossIncome: {e}"));
                 self
             }
             pub fn net_income<T>(mut self, value: T) -> Self
@@ -5921,9 +5425,7 @@ pub mod types {
             {
                 self.net_income = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for net_income: {e}")
-                    });
+                    .map_err(|e| format!("netIncome: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -5931,11 +5433,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn total_tax_amount<T>(mut self, value: T) -> Self
@@ -5945,11 +5443,7 @@ pub mod types {
             {
                 self.total_tax_amount = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_tax_amount: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalTaxAmount: {e}"));
                 self
             }
         }
@@ -6005,11 +5499,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.incomes = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for incomes: {e}")
-                    });
+                self.incomes = value.try_into().map_err(|e| format!("incomes: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -6019,11 +5509,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -6079,7 +5565,7 @@ pub mod types {
                     normalized_value: Ok(Default::default()),
                     original_value: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    type_: Err("no value supplied for type_".to_string()),
+                    type_: Err("type is required".to_string()),
                     unavailable_reason: Ok(Default::default()),
                 }
             }
@@ -6092,9 +5578,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn normalized_value<T>(mut self, value: T) -> Self
@@ -6104,11 +5588,7 @@ pub mod types {
             {
                 self.normalized_value = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for normalized_value: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("normalizedValue: {e}"));
                 self
             }
             pub fn original_value<T>(mut self, value: T) -> Self
@@ -6118,11 +5598,7 @@ pub mod types {
             {
                 self.original_value = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for original_value: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("originalValue: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6130,11 +5606,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6142,11 +5614,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::ScoreType>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
             pub fn unavailable_reason<T>(mut self, value: T) -> Self
@@ -6158,11 +5626,7 @@ pub mod types {
             {
                 self.unavailable_reason = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for unavailable_reason: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("unavailableReason: {e}"));
                 self
             }
         }
@@ -6220,11 +5684,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.scores = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for scores: {e}")
-                    });
+                self.scores = value.try_into().map_err(|e| format!("scores: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -6234,11 +5694,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -6308,17 +5764,15 @@ pub mod types {
         impl ::std::default::Default for Session {
             fn default() -> Self {
                 Self {
-                    created_at_utc: Err(
-                        "no value supplied for created_at_utc".to_string(),
-                    ),
+                    created_at_utc: Err("createdAtUtc is required".to_string()),
                     created_by_name: Ok(Default::default()),
                     customer_input_deadline_extendable_until_utc: Ok(Default::default()),
                     customer_input_deadline_utc: Ok(Default::default()),
                     customer_progress_status: Err(
-                        "no value supplied for customer_progress_status".to_string(),
+                        "customerProgressStatus is required".to_string(),
                     ),
                     data_package_upgradable_until_utc: Ok(Default::default()),
-                    id: Err("no value supplied for id".to_string()),
+                    id: Err("id is required".to_string()),
                     organizational_unit_name: Ok(Default::default()),
                     query_parameters: Ok(Default::default()),
                     subject_email: Ok(Default::default()),
@@ -6334,11 +5788,7 @@ pub mod types {
             {
                 self.created_at_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for created_at_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("createdAtUtc: {e}"));
                 self
             }
             pub fn created_by_name<T>(mut self, value: T) -> Self
@@ -6348,11 +5798,7 @@ pub mod types {
             {
                 self.created_by_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for created_by_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("createdByName: {e}"));
                 self
             }
             pub fn customer_input_deadline_extendable_until_utc<T>(
@@ -6368,9 +5814,7 @@ pub mod types {
                 self.customer_input_deadline_extendable_until_utc = value
                     .try_into()
                     .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_input_deadline_extendable_until_utc: {e}"
-                        )
+                        format!("customerInputDeadlineExtendableUntilUtc: {e}")
                     });
                 self
             }
@@ -6383,11 +5827,7 @@ pub mod types {
             {
                 self.customer_input_deadline_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_input_deadline_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("customerInputDeadlineUtc: {e}"));
                 self
             }
             pub fn customer_progress_status<T>(mut self, value: T) -> Self
@@ -6397,11 +5837,7 @@ pub mod types {
             {
                 self.customer_progress_status = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_progress_status: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("customerProgressStatus: {e}"));
                 self
             }
             pub fn data_package_upgradable_until_utc<T>(mut self, value: T) -> Self
@@ -6413,11 +5849,7 @@ pub mod types {
             {
                 self.data_package_upgradable_until_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for data_package_upgradable_until_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("dataPackageUpgradableUntilUtc: {e}"));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
@@ -6425,9 +5857,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::uuid::Uuid>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn organizational_unit_name<T>(mut self, value: T) -> Self
@@ -6437,11 +5867,7 @@ pub mod types {
             {
                 self.organizational_unit_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for organizational_unit_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("organizationalUnitName: {e}"));
                 self
             }
             pub fn query_parameters<T>(mut self, value: T) -> Self
@@ -6453,11 +5879,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
             pub fn subject_email<T>(mut self, value: T) -> Self
@@ -6467,9 +5889,7 @@ pub mod types {
             {
                 self.subject_email = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subject_email: {e}")
-                    });
+                    .map_err(|e| format!("subjectEmail: {e}"));
                 self
             }
             pub fn subject_full_name<T>(mut self, value: T) -> Self
@@ -6479,11 +5899,7 @@ pub mod types {
             {
                 self.subject_full_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for subject_full_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("subjectFullName: {e}"));
                 self
             }
         }
@@ -6555,11 +5971,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Paging>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.paging = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for paging: {e}")
-                    });
+                self.paging = value.try_into().map_err(|e| format!("paging: {e}"));
                 self
             }
             pub fn sessions<T>(mut self, value: T) -> Self
@@ -6569,11 +5981,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sessions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sessions: {e}")
-                    });
+                self.sessions = value.try_into().map_err(|e| format!("sessions: {e}"));
                 self
             }
         }
@@ -6613,7 +6021,7 @@ pub mod types {
                 Self {
                     country_code: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    status: Err("no value supplied for status".to_string()),
+                    status: Err("status is required".to_string()),
                 }
             }
         }
@@ -6625,9 +6033,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6635,11 +6041,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -6647,11 +6049,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::SourceStatus>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
         }
@@ -6699,7 +6097,7 @@ pub mod types {
         impl ::std::default::Default for SourceFile {
             fn default() -> Self {
                 Self {
-                    id: Err("no value supplied for id".to_string()),
+                    id: Err("id is required".to_string()),
                     name: Ok(Default::default()),
                     size_in_bytes: Ok(Default::default()),
                     source_id: Ok(Default::default()),
@@ -6713,9 +6111,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::uuid::Uuid>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -6723,11 +6119,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn size_in_bytes<T>(mut self, value: T) -> Self
@@ -6737,9 +6129,7 @@ pub mod types {
             {
                 self.size_in_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for size_in_bytes: {e}")
-                    });
+                    .map_err(|e| format!("sizeInBytes: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6747,11 +6137,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6759,11 +6145,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -6834,11 +6216,7 @@ pub mod types {
             {
                 self.content_base64 = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_base64: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("contentBase64: {e}"));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -6846,11 +6224,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn size_in_bytes<T>(mut self, value: T) -> Self
@@ -6860,9 +6234,7 @@ pub mod types {
             {
                 self.size_in_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for size_in_bytes: {e}")
-                    });
+                    .map_err(|e| format!("sizeInBytes: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6870,11 +6242,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6882,11 +6250,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -6944,9 +6308,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -6954,11 +6316,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
         }
@@ -7015,9 +6373,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -7025,11 +6381,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -7039,11 +6391,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -7079,9 +6427,7 @@ pub mod types {
         impl ::std::default::Default for UpdateSessionRequest {
             fn default() -> Self {
                 Self {
-                    query_parameters: Err(
-                        "no value supplied for query_parameters".to_string(),
-                    ),
+                    query_parameters: Err("queryParameters is required".to_string()),
                 }
             }
         }
@@ -7093,11 +6439,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
         }
@@ -9053,128 +8395,130 @@ pub mod builder {
         pub fn country_code<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::GetSessionsCountryCode>,
+            <V as ::std::convert::TryInto<
+                types::GetSessionsCountryCode,
+            >>::Error: ::std::fmt::Display,
         {
-            self.country_code = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetSessionsCountryCode` for country_code failed"
-                        .to_string()
-                });
+            self.country_code = value.try_into().map(Some).map_err(|e| e.to_string());
             self
         }
         pub fn created_by_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_by_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for created_by_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("CreatedByName: {e}"));
             self
         }
         pub fn created_from_utc<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+            <V as ::std::convert::TryInto<
+                ::chrono::naive::NaiveDate,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_from_utc = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for created_from_utc failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!("CreatedFromUtc is not a date (YYYY-MM-DD): {e}")
                 });
             self
         }
         pub fn created_to_utc<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+            <V as ::std::convert::TryInto<
+                ::chrono::naive::NaiveDate,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_to_utc = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for created_to_utc failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!("CreatedToUtc is not a date (YYYY-MM-DD): {e}")
                 });
             self
         }
         pub fn customer_progress_status<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::CustomerProgressStatusInput>,
+            <V as ::std::convert::TryInto<
+                types::CustomerProgressStatusInput,
+            >>::Error: ::std::fmt::Display,
         {
             self.customer_progress_status = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `CustomerProgressStatusInput` for customer_progress_status failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("CustomerProgressStatus: {e}"));
             self
         }
         pub fn organizational_unit_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.organizational_unit_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for organizational_unit_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("OrganizationalUnitName: {e}"));
             self
         }
         pub fn skip<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<i32>,
+            <V as ::std::convert::TryInto<i32>>::Error: ::std::fmt::Display,
         {
             self.skip = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| "conversion to `i32` for skip failed".to_string());
+                .map_err(|e| ::std::format!("Skip: {e}"));
             self
         }
         pub fn subject_email<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.subject_email = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for subject_email failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("SubjectEmail: {e}"));
             self
         }
         pub fn subject_full_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.subject_full_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for subject_full_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("SubjectFullName: {e}"));
             self
         }
         pub fn take<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::num::NonZeroU32>,
+            <V as ::std::convert::TryInto<
+                ::std::num::NonZeroU32,
+            >>::Error: ::std::fmt::Display,
         {
             self.take = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU32` for take failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("Take: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions`
@@ -9346,14 +8690,7 @@ pub mod builder {
                 types::CreateSessionRequest,
             >>::Error: std::fmt::Display,
         {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!(
-                        "conversion to `CreateSessionRequest` for body failed: {}", s
-                    )
-                });
+            self.body = value.try_into().map(From::from).map_err(|s| format!("{}", s));
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -9468,11 +8805,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9590,11 +8930,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9605,14 +8948,7 @@ pub mod builder {
                 types::UpdateSessionRequest,
             >>::Error: std::fmt::Display,
         {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!(
-                        "conversion to `UpdateSessionRequest` for body failed: {}", s
-                    )
-                });
+            self.body = value.try_into().map(From::from).map_err(|s| format!("{}", s));
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -9742,11 +9078,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9863,11 +9202,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9986,11 +9328,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10112,11 +9457,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10227,11 +9575,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10355,23 +9706,28 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn source_file_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.source_file_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for source_file_id failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sourceFileId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10503,23 +9859,28 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn source_file_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.source_file_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for source_file_id failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sourceFileId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10748,11 +10109,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10874,11 +10238,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10991,24 +10358,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn account_statement_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.account_statement_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for account_statement_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("accountStatementId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
@@ -11132,11 +10502,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11260,24 +10633,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn attachment_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.attachment_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for attachment_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("attachmentId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
@@ -11397,11 +10773,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11527,11 +10906,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11653,11 +11035,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11779,11 +11164,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11907,24 +11295,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn verification_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.verification_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for verification_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("verificationId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
@@ -12063,36 +11454,37 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn verification_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.verification_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for verification_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("verificationId: {e}"));
             self
         }
         pub fn image_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
-            self.image_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for image_id failed"
-                        .to_string()
-                });
+            self.image_id = value.try_into().map_err(|e| ::std::format!("imageId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
@@ -12226,11 +11618,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12352,11 +11747,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12478,11 +11876,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12604,11 +12005,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12730,11 +12134,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12856,11 +12263,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12982,11 +12392,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -13108,11 +12521,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -13233,24 +12649,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn account_statement_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.account_statement_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for account_statement_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("accountStatementId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`

@@ -440,8 +440,9 @@ async fn an_invalid_request_is_refused_before_sending() {
         ])
         .await;
     assert_eq!(refused.status, 2, "{}", refused.stderr);
+    // Refused where the address is parsed: the option and the member are named.
     assert!(
-        refused.stderr.contains("CreateSession") && refused.stderr.contains("subjectEmail"),
+        refused.stderr.contains("--email") && refused.stderr.contains("subjectEmail"),
         "{}",
         refused.stderr
     );

@@ -152,6 +152,33 @@ fn every_request_is_built_the_lean_way() {
     );
 }
 
+/// What `codegen/src/field_messages.rs` removes: the generators' own wording of a refused value
+/// (which names Rust types and fields, not the description's members), and a validating
+/// newtype's refusal that names no field. The pass fails generation when any is left; this
+/// reads the checked-in file, so an out-of-date one shows too.
+#[test]
+fn no_refusal_in_the_generated_code_speaks_of_the_generated_code() {
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    for left in [
+        "conversion to `",
+        "error converting supplied value for ",
+        "no value supplied for ",
+        "Err(\"doesn't match",
+        "Err(\"longer than",
+        "Err(\"shorter than",
+    ] {
+        assert!(
+            !generated.contains(left),
+            "generated.rs still contains `{left}`"
+        );
+    }
+    // The e-mail member of the description became a newtype that checks its value.
+    let emails = generated
+        .matches("crate::limits::is_email_address(value)")
+        .count();
+    assert!(emails >= 1, "no e-mail newtype checks its value");
+}
+
 #[test]
 fn surface_lists_each_operation_once() {
     let (_, surface) = workspace_file("generated-client/SURFACE.md");
