@@ -148,6 +148,10 @@ pub struct GlobalArgs {
     /// Log what happens to stderr (-v info, -vv debug, -vvv trace); never shows secrets.
     #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Also print what the service wrote in an error answer (a problem's detail, each
+    /// validation message, a text body). Off by default: it may echo personal data into a log.
+    #[arg(long, global = true)]
+    pub show_service_text: bool,
 }
 
 /// How results are printed.
