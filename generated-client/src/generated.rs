@@ -12,8 +12,9 @@
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
 //   3fb432110af0a8a56d9f25daa8d69da9e23b3a38b85e878d26fdc6ef7cc7b959  overlays/09-request-constraints.overlay.yaml
 //   8c753edfa9196a80936d085f829bdc94724f53264b4e718e4f567c61a6bfa0b5  overlays/10-links.overlay.yaml
+//   61e754b82de9e323f25fbea00393992e66013818023081f02e74bbf093edc982  overlays/11-dataset-field-docs.overlay.yaml
 //   a986a11a9f0c6f5c4c083396b72067f77002a99e2e350753dccb90d83b68c17f  overlays/90-keep-names.overlay.yaml
-// Effective document: c77c80615677040303e9a48ef6381bb77d529a6c35a62bdbf146eab8ca72483f (sha256 of its JSON form)
+// Effective document: 4b3e098e7d77d82073cf39eacd832fc7ec55473c66adc7c96b13ae7e4f09e95d (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #![allow(
@@ -96,6 +97,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Amount {
+        ///The amount, a decimal number in the currency of `currencyCode`.
         pub amount: f64,
         ///ISO 4217 currency code.
         #[serde(
@@ -113,6 +115,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Attachment {
+        ///When the attachment was added, in UTC, as the text the service sends (the reference gives no format).
         #[serde(rename = "addedOnUtc")]
         pub added_on_utc: ::std::string::String,
         #[serde(rename = "attachmentType")]
@@ -122,14 +125,17 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub country_code: ::std::option::Option<::std::string::String>,
+        ///The file's name, when the service knows it. Never use it as a path as it is.
         #[serde(
             rename = "fileName",
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub file_name: ::std::option::Option<::std::string::String>,
+        ///The file's size in bytes.
         #[serde(rename = "fileSizeBytes")]
         pub file_size_bytes: i64,
         pub id: ::std::string::String,
+        ///The file's media type (e.g. application/pdf), when the service knows it.
         #[serde(
             rename = "mimeType",
             deserialize_with = "::std::option::Option::deserialize"
@@ -383,7 +389,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///`ContractType`
+    ///The kind of credit contract of a negative tradeline.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1035,8 +1041,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct LegalEntity {
+        ///The legal entity's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
+        ///The subject's relations to the entity (role, start, end). Only the relation type UNKNOWN is published, so read the type through its text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub relations: ::std::option::Option<::std::vec::Vec<LegalEntityRelation>>,
         #[serde(
@@ -1054,11 +1062,13 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct LegalEntityRelation {
+        ///When the relation ended (null while it lasts, by the field's name), as the text the service sends; its format is not published.
         #[serde(
             rename = "endDate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub end_date: ::std::option::Option<::std::string::String>,
+        ///When the relation started, as the text the service sends; its format is not published.
         #[serde(
             rename = "startDate",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1150,10 +1160,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct NegativeTradeline {
+        ///The amount of the tradeline, a decimal in its ISO 4217 currency. Whether it is the original, the outstanding or the overdue amount is not published.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<Amount>,
         #[serde(rename = "contractType")]
         pub contract_type: ContractType,
+        ///Who the credit is owed to; only its sector is published, other members are kept as sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub creditor: ::std::option::Option<Creditor>,
         #[serde(
@@ -1215,6 +1227,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub birth_dates: ::std::option::Option<::std::vec::Vec<DateOnlySourcedValue>>,
+        ///Citizenships, each an ISO 3166-1 alpha-3 country code with the providers that report it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub citizenships: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1456,16 +1469,19 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct RegistryIncome {
+        ///The tax assessment year the figures are for, as the registry gives it.
         #[serde(
             rename = "assessmentYear",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub assessment_year: ::std::option::Option<i32>,
+        ///Gross income of the assessment year, as the registry records it (definition not published).
         #[serde(
             rename = "grossIncome",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub gross_income: ::std::option::Option<Amount>,
+        ///Net income of the assessment year, as the registry records it. What is deducted from the gross is the registry's definition and is not published.
         #[serde(
             rename = "netIncome",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1476,6 +1492,7 @@ pub mod types {
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
+        ///Total tax of the assessment year, as the registry records it (definition not published).
         #[serde(
             rename = "totalTaxAmount",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1505,16 +1522,19 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Score {
+        ///A country code (alpha-3 elsewhere in the service); whether it is the provider's country or the country queried is not published.
         #[serde(
             rename = "countryCode",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub country_code: ::std::option::Option<::std::string::String>,
+        ///The score on the service's normalized scale, as text (the service sends score values as strings). How it is normalized, its range and whether a higher or a lower value is better are not published.
         #[serde(
             rename = "normalizedValue",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub normalized_value: ::std::option::Option<::std::string::String>,
+        ///The score as the Data Provider gives it, as text (the service sends score values as strings, so compare them only after parsing them yourself). Its scale, its range and whether a higher or a lower value is better are not published (see `type`). Null when no score is available (see `unavailableReason`).
         #[serde(
             rename = "originalValue",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1527,6 +1547,7 @@ pub mod types {
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(rename = "type")]
         pub type_: ScoreType,
+        ///Why the provider gave no score (deceased, bankruptcy, person not found, ...); null when there is no such reason. The reasons' exact criteria are the provider's and are not published.
         #[serde(
             rename = "unavailableReason",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1538,7 +1559,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///`ScoreType`
+    ///Which score this is. The scale and the better direction of each type (a risk score, a FICO score, a probability of default) are not published.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,

@@ -282,3 +282,26 @@ fn the_client_methods_of_deprecated_operations_are_deprecated_for_the_compiler()
         }
     }
 }
+
+/// A score's values say what a lending decision needs to know about them, and that what the
+/// service does not publish (scale, range, which direction is better) is not published, rather
+/// than leave a reader to guess (`overlays/11-dataset-field-docs.overlay.yaml`).
+#[test]
+fn score_values_say_which_direction_is_better_or_that_it_is_not_published() {
+    let doc = effective_document();
+    for member in ["originalValue", "normalizedValue"] {
+        let description =
+            doc["components"]["schemas"]["Score"]["properties"][member]["description"]
+                .as_str()
+                .unwrap_or_else(|| panic!("Score.{member} has no description"));
+        assert!(
+            description.contains("better") && description.contains("not published"),
+            "Score.{member}: {description}"
+        );
+    }
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    assert!(
+        generated.contains("whether a higher or a lower value is better are not published"),
+        "the generated docs lack the score's description"
+    );
+}
