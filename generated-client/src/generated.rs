@@ -27,7 +27,10 @@
     rustdoc::all
 )]
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+#[doc(hidden)]
+#[allow(unused_imports)]
+pub use progenitor_client::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
