@@ -103,7 +103,7 @@ pub struct GlobalArgs {
         conflicts_with = "environment"
     )]
     pub base_url: Option<String>,
-    /// production, test, mock or a base URL [env: CREDITDATA_ENVIRONMENT; default: mock].
+    /// production, test, mock or a base URL [env: CREDITDATA_ENVIRONMENT; default: mock, said on stderr].
     #[arg(long, global = true, value_name = "ENV")]
     pub environment: Option<String>,
     /// OAuth2 token endpoint for client credentials [env: CREDITDATA_TOKEN_URL].
