@@ -113,7 +113,7 @@ pub struct GlobalArgs {
         conflicts_with = "environment"
     )]
     pub base_url: Option<String>,
-    /// production, test, mock or a base URL [env: CREDITDATA_ENVIRONMENT; default: mock].
+    /// production, test, mock or a base URL [env: CREDITDATA_ENVIRONMENT; default: mock, said on stderr].
     #[arg(long, global = true, value_name = "ENV")]
     pub environment: Option<String>,
     /// OAuth2 token endpoint for client credentials [env: CREDITDATA_TOKEN_URL].
@@ -158,6 +158,10 @@ pub struct GlobalArgs {
     /// Log what happens to stderr (-v info, -vv debug, -vvv trace); never shows secrets.
     #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Also print what the service wrote in an error answer (a problem's detail, each
+    /// validation message, a text body). Off by default: it may echo personal data into a log.
+    #[arg(long, global = true)]
+    pub show_service_text: bool,
 }
 
 /// How results are printed.

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use creditdata_client::Error;
 use creditdata_client::error::{ApiError, DisplayChain};
@@ -31,6 +32,17 @@ pub const EXIT_PROVIDERS_FAILED: u8 = 7;
 pub const EXIT_PROVIDERS_PENDING: u8 = 8;
 /// Exit status: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Whether messages quote what the service wrote (`--show-service-text`): set once, before any
+/// command runs.
+static SHOW_SERVICE_TEXT: AtomicBool = AtomicBool::new(false);
+
+/// Makes every later error message quote what the service wrote in its error answers (a
+/// problem's `detail`, validation messages, a text body), or not (the default, as the client's
+/// own messages: that text may echo the request's personal data, and stderr often ends in a log).
+pub fn show_service_text(show: bool) {
+    SHOW_SERVICE_TEXT.store(show, Ordering::Relaxed);
+}
 
 /// A failed command.
 #[derive(Debug)]
@@ -110,7 +122,7 @@ impl Failure {
                 // The client's messages quote the service; kept on one line so that a quoted
                 // line break cannot fake a line of ours.
                 let mut text = match error {
-                    Error::Api(api) => api_message(api),
+                    Error::Api(api) => api_message(api, SHOW_SERVICE_TEXT.load(Ordering::Relaxed)),
                     other => one_line(&DisplayChain(other).to_string()),
                 };
                 if !had_credentials && client_exit_status(error) == EXIT_AUTH {
@@ -157,9 +169,24 @@ pub fn client_exit_status(error: &Error) -> u8 {
     }
 }
 
-/// An API error with its validation failures one per line (the client's `Display` puts them on
-/// one line, separated by `;`).
-fn api_message(api: &ApiError) -> String {
+/// The hint on an API error whose service text was left out.
+const SERVICE_TEXT_HINT: &str =
+    " (what the service wrote is left out: --show-service-text shows it)";
+
+/// An API error: the client's message, which names the invalid fields but quotes nothing the
+/// service wrote, with a hint when there was something; with `service_text`, what the service
+/// wrote too, and its validation failures one per line (the client's `Display` puts them on one
+/// line, separated by `;`).
+fn api_message(api: &ApiError, service_text: bool) -> String {
+    if !service_text {
+        let plain = api.to_string();
+        let hidden = api.with_service_text().to_string() != plain;
+        let mut text = one_line(&plain);
+        if hidden {
+            text.push_str(SERVICE_TEXT_HINT);
+        }
+        return text;
+    }
     let Some(errors) = api.validation_errors().filter(|e| !e.is_empty()) else {
         return one_line(&api.with_service_text().to_string());
     };
@@ -209,6 +236,36 @@ mod tests {
         assert_eq!(client_exit_status(&Error::Config("x".into())), EXIT_USAGE);
     }
 
+    const VALIDATION_PROBLEM: &str = r#"{"title":"One or more validation errors occurred.","status":400,
+        "detail":"jane.doe@example.com was refused",
+        "errors":{"subjectEmail":["not an e-mail \u001b[31maddress"],"queryParameters":["required","at least one"]}}"#;
+
+    #[test]
+    fn what_the_service_wrote_is_left_out_by_default_and_said_to_be() {
+        let Error::Api(problem) = api(400, VALIDATION_PROBLEM) else {
+            unreachable!()
+        };
+        let text = api_message(&problem, false);
+        assert_eq!(
+            text,
+            format!(
+                "CreateSession: the service answered 400 Bad Request: One or more validation \
+                 errors occurred. (invalid: queryParameters, subjectEmail){SERVICE_TEXT_HINT}"
+            )
+        );
+        let Error::Api(plain) = api(500, "the subject jane.doe@example.com broke us") else {
+            unreachable!()
+        };
+        let text = api_message(&plain, false);
+        assert!(!text.contains("jane.doe"), "{text}");
+        assert!(text.ends_with(SERVICE_TEXT_HINT), "{text}");
+        // Nothing left out, nothing said.
+        let Error::Api(bare) = api(404, "") else {
+            unreachable!()
+        };
+        assert!(!api_message(&bare, false).contains("--show-service-text"));
+    }
+
     #[test]
     fn readiness_has_exit_codes_of_its_own() {
         let codes = [
@@ -225,12 +282,14 @@ mod tests {
 
     #[test]
     fn validation_errors_are_listed_field_by_field() {
-        let failure = Failure::from(api(
-            400,
-            r#"{"title":"One or more validation errors occurred.","status":400,
-                "errors":{"subjectEmail":["not an e-mail \u001b[31maddress"],"queryParameters":["required","at least one"]}}"#,
-        ));
-        let text = failure.message().unwrap();
+        let Error::Api(problem) = api(400, VALIDATION_PROBLEM) else {
+            unreachable!()
+        };
+        let text = api_message(&problem, true);
+        assert!(
+            text.contains(": jane.doe@example.com was refused"),
+            "{text}"
+        );
         assert!(
             text.starts_with("CreateSession: the service answered 400 Bad Request: One or more"),
             "{text}"
@@ -248,6 +307,9 @@ mod tests {
             crate::terminal::safe_text(&text).lines().last(),
             Some("  subjectEmail: not an e-mail \u{fffd}[31maddress")
         );
-        assert_eq!(failure.exit_status(), EXIT_FAILURE);
+        assert_eq!(
+            Failure::from(api(400, VALIDATION_PROBLEM)).exit_status(),
+            EXIT_FAILURE
+        );
     }
 }

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     // Usage errors exit 2 (clap's own status); --help and --version exit 0.
     let cli = Cli::parse();
     init_tracing(cli.global.verbose);
+    failure::show_service_text(cli.global.show_service_text);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -117,6 +117,9 @@ fn lookup(
     let flag = |v: &Option<String>| v.clone();
     match name {
         "CREDITDATA_BASE_URL" => location.base_url.clone(),
+        // The client library refuses to guess; the command keeps the mock for newcomers and
+        // says so ([`IMPLICIT_MOCK_NOTE`]).
+        "CREDITDATA_ENVIRONMENT" if location.layer == Layer::Default => Some("mock".into()),
         "CREDITDATA_ENVIRONMENT" => location.environment.clone(),
         "CREDITDATA_TOKEN_URL" => match (&global.token_url, &global.issuer) {
             (Some(url), _) => Some(url.clone()),
@@ -153,6 +156,17 @@ fn lookup(
     }
 }
 
+/// The one line on stderr when nothing said where the service is and the command falls back to
+/// the local mock: a command that worked would otherwise look as if it had reached the service.
+pub const IMPLICIT_MOCK_NOTE: &str = "creditdata: no environment configured, using the local mock \
+    (CREDITDATA_MOCK_URL, else http://127.0.0.1:8080); choose one with --environment, \
+    --base-url, CREDITDATA_ENVIRONMENT, CREDITDATA_BASE_URL or the profile";
+
+/// [`IMPLICIT_MOCK_NOTE`] when `location` is the fallback.
+pub fn implicit_mock_note(location: &ServiceLocation) -> Option<&'static str> {
+    (location.layer == Layer::Default).then_some(IMPLICIT_MOCK_NOTE)
+}
+
 /// Reads a secret from a file: surrounding whitespace (the final newline) removed. Errors name
 /// the file, never its content.
 fn read_secret(path: &Path, what: &str) -> Result<String, Failure> {
@@ -179,6 +193,9 @@ pub fn builder(
     profile: &Profile,
 ) -> Result<(ClientBuilder, bool), Failure> {
     let location = service_location(global, env, profile);
+    if let Some(note) = implicit_mock_note(&location) {
+        crate::terminal::note(note);
+    }
     let secret = global
         .client_secret_file
         .as_deref()
@@ -420,6 +437,30 @@ mod tests {
             matches!(&err, Failure::Usage(m) if m.contains("is empty")),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn nothing_configured_is_the_mock_with_a_note_and_anything_configured_is_not() {
+        let nothing = service_location(&global(&[]), &env(&[]), &Profile::default());
+        assert_eq!(implicit_mock_note(&nothing), Some(IMPLICIT_MOCK_NOTE));
+        assert!(shown(&[], &[]).contains("environment: Mock"));
+        let profile = Profile {
+            environment: Some("test".into()),
+            ..Profile::default()
+        };
+        for (args, vars, profile) in [
+            (&["--environment", "mock"][..], &[][..], Profile::default()),
+            (
+                &[][..],
+                &[("CREDITDATA_BASE_URL", "http://127.0.0.1:9")][..],
+                Profile::default(),
+            ),
+            (&[][..], &[][..], profile),
+        ] {
+            let location = service_location(&global(args), &env(vars), &profile);
+            assert_eq!(implicit_mock_note(&location), None, "{location:?}");
+        }
+        assert!(!IMPLICIT_MOCK_NOTE.contains('\n'));
     }
 
     #[test]

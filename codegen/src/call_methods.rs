@@ -14,7 +14,11 @@
 //!   and code that wants progenitor's raw `ResponseValue`, but neither rustdoc nor rust-analyzer's
 //!   completion offers it to users of the crate;
 //! - every `Client` method's example calls `call()` (`download()` for a byte stream), with `?`
-//!   and a variable named after what it holds.
+//!   and a variable named after what it holds;
+//! - progenitor's `Error`, which the generated module re-exports for its `send()`s, is
+//!   `#[doc(hidden)]`: the crate root's `Error` is the client's own (it shadows the glob
+//!   re-export of the generated module), but rustdoc would document progenitor's beside it, as if
+//!   a call could return either.
 
 use std::collections::BTreeMap;
 
@@ -75,6 +79,7 @@ pub fn one_way_to_call(
             _ => {}
         }
     }
+    hide_progenitor_error(&mut file.items);
     for (what, done) in [("builder", &builders_done), ("example", &examples_done)] {
         if let Some(missing) = outputs.keys().find(|name| !done.contains(name)) {
             return Err(CallMethodsError(format!(
@@ -83,6 +88,44 @@ pub fn one_way_to_call(
         }
     }
     Ok(())
+}
+
+/// Takes `Error` out of progenitor's `pub use progenitor_client::{..}` and re-exports it alone,
+/// `#[doc(hidden)]` (see the [module documentation](self)). Nothing to do when progenitor
+/// re-exports no `Error`.
+fn hide_progenitor_error(items: &mut Vec<syn::Item>) {
+    let mut found = None;
+    for (at, item) in items.iter_mut().enumerate() {
+        let syn::Item::Use(used) = item else { continue };
+        let syn::UseTree::Path(path) = &mut used.tree else {
+            continue;
+        };
+        if path.ident != "progenitor_client" || !matches!(used.vis, syn::Visibility::Public(_)) {
+            continue;
+        }
+        let syn::UseTree::Group(group) = &mut *path.tree else {
+            continue;
+        };
+        let before = group.items.len();
+        group.items = std::mem::take(&mut group.items)
+            .into_iter()
+            .filter(|tree| !matches!(tree, syn::UseTree::Name(n) if n.ident == "Error"))
+            .collect();
+        if group.items.len() < before {
+            found = Some(at);
+            break;
+        }
+    }
+    if let Some(at) = found {
+        items.insert(
+            at + 1,
+            syn::parse_quote! {
+                #[doc(hidden)]
+                #[allow(unused_imports)]
+                pub use progenitor_client::Error;
+            },
+        );
+    }
 }
 
 /// The last identifier of a path type (`super::Client` → `Client`), or "".
@@ -308,6 +351,31 @@ mod tests {
             "{text}"
         );
         assert!(compact.contains("#[doc(hidden)]pubasyncfnsend"), "{text}");
+    }
+
+    #[test]
+    fn progenitor_error_is_kept_for_send_but_hidden_from_the_docs() {
+        let mut file = generated(quote!(types::Session));
+        file.items.insert(
+            0,
+            syn::parse_quote! {
+                #[allow(unused_imports)]
+                pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+            },
+        );
+        let outputs =
+            BTreeMap::from([("GetSession".to_string(), syn::parse_quote!(types::Session))]);
+        one_way_to_call(&mut file, &outputs).unwrap();
+        let compact: String = prettyplease::unparse(&file).split_whitespace().collect();
+        assert!(
+            compact.contains("pubuseprogenitor_client::{ByteStream,ClientInfo,ResponseValue};"),
+            "{compact}"
+        );
+        assert!(
+            compact
+                .contains("#[doc(hidden)]#[allow(unused_imports)]pubuseprogenitor_client::Error;"),
+            "{compact}"
+        );
     }
 
     #[test]

@@ -6,8 +6,10 @@
 //! path-segment encoder every path parameter goes through: see [`crate::path_segments`]),
 //! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
 //! operation's builder, whose `call()` every builder exposes: see [`crate::call_methods`]) and
-//! `crate::Result`. Each `send()` builds its request without avoidable allocations (see
-//! [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a
+//! `crate::Result`, and `crate::limits::is_email_address` (the `format: email` rule every
+//! validating newtype of an e-mail member applies; every refusal names its field: see
+//! [`crate::field_messages`]). Each `send()` builds its request without avoidable allocations
+//! (see [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a
 //! vendor's additive release is a compatible crate release (see [`crate::forward_compatible`]).
 
 use std::collections::BTreeMap;
@@ -22,6 +24,7 @@ use serde_json::Value;
 use crate::call_methods;
 use crate::deprecations;
 use crate::document::{self, pointer};
+use crate::field_messages;
 use crate::forward_compatible;
 use crate::lean_requests;
 use crate::open_enums::{self, OpenEnumPlan};
@@ -69,6 +72,8 @@ pub enum GenerateError {
     #[error(transparent)]
     CallMethods(#[from] call_methods::CallMethodsError),
     #[error(transparent)]
+    FieldMessages(#[from] field_messages::FieldMessagesError),
+    #[error(transparent)]
     Deprecations(#[from] deprecations::DeprecationsError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
     InvalidCode(String),
@@ -114,6 +119,7 @@ pub fn generate(
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
     lean_requests::lean_requests(&mut file)?;
+    field_messages::name_fields(&mut file, effective)?;
     allow_generated_lints(&mut file);
 
     let operations = document_operations(effective);

@@ -14,6 +14,7 @@ pub mod document;
 pub mod downconvert;
 mod error_chain;
 pub mod fetch;
+pub mod field_messages;
 pub mod forward_compatible;
 pub mod generate;
 pub mod lean_requests;

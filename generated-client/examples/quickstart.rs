@@ -9,7 +9,7 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `CREDITDATA_BASE_URL` | the service (default: the local mock, `http://127.0.0.1:8080`) |
+//! | `CREDITDATA_BASE_URL` | the service (or `CREDITDATA_ENVIRONMENT`, e.g. `mock`; one of them is required) |
 //! | `CREDITDATA_TOKEN_URL`, `CREDITDATA_CLIENT_ID`, `CREDITDATA_CLIENT_SECRET` | OAuth2 client credentials |
 //! | `CREDITDATA_TOKEN` | or a static bearer token |
 //! | `CREDITDATA_COUNTRY` | ISO 3166-1 alpha-3 country of the search (default `GBR`) |

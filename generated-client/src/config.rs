@@ -273,6 +273,14 @@ pub(crate) const WITHOUT_OAUTH2: &str = "OAuth2 client credentials need creditda
     `oauth2` feature, which this build leaves out: enable the feature, or authenticate with a \
     static bearer token (`Credentials::bearer`, CREDITDATA_TOKEN)";
 
+/// Why [`ClientBuilder::from_env`] refuses to run with nothing configured: a program that
+/// silently talked to a local mock (or to nothing) would fail far from its cause, or look as if
+/// it worked. Names every variable to set.
+const NO_SERVICE_CONFIGURED: &str = "no service configured: set CREDITDATA_ENVIRONMENT \
+    (production, test or mock) or CREDITDATA_BASE_URL, and credentials: CREDITDATA_TOKEN, or \
+    CREDITDATA_CLIENT_ID and CREDITDATA_CLIENT_SECRET with CREDITDATA_TOKEN_URL or \
+    CREDITDATA_ISSUER (the local mock: CREDITDATA_ENVIRONMENT=mock)";
+
 /// Configures and builds a [`Client`]. Start with [`Client::builder`] or
 /// [`ClientBuilder::from_env`]. Its `Debug` never shows a secret.
 #[derive(Clone)]
@@ -358,7 +366,7 @@ impl ClientBuilder {
     /// | variable | meaning |
     /// |---|---|
     /// | `CREDITDATA_BASE_URL` | base URL (wins over `CREDITDATA_ENVIRONMENT`) |
-    /// | `CREDITDATA_ENVIRONMENT` | `production`, `test` or `mock` (default `mock`); see [`Environment`] |
+    /// | `CREDITDATA_ENVIRONMENT` | `production`, `test` or `mock`; see [`Environment`] |
     /// | `CREDITDATA_TOKEN` | a static bearer token |
     /// | `CREDITDATA_TOKEN_URL` | OAuth2 token endpoint, with the two below |
     /// | `CREDITDATA_ISSUER` | or an OpenID Connect issuer, with the two below |
@@ -366,6 +374,11 @@ impl ClientBuilder {
     /// | `CREDITDATA_CLIENT_AUTH` | `body` (default) or `basic`: how the client authenticates to the token endpoint |
     /// | `CREDITDATA_SCOPES` | scopes to request, separated by spaces or commas |
     /// | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, `N/s`, `N/min` or `N/h` (see [`rate_limit`](Self::rate_limit)) |
+    ///
+    /// One of `CREDITDATA_BASE_URL` and `CREDITDATA_ENVIRONMENT` is required: with neither, this
+    /// is an [`Error::Config`] naming the variables to set, never a silent default (the mock is
+    /// `CREDITDATA_ENVIRONMENT=mock`). Credentials may be left out here and given to the builder
+    /// afterwards ([`credentials`](Self::credentials), or `signed_in` with the `sign-in` feature).
     ///
     /// A static token wins over client credentials. A client id without a secret (or the
     /// reverse) is an error, as is a token URL without both. Empty variables count as unset.
@@ -380,12 +393,12 @@ impl ClientBuilder {
     pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let environment = match (var("CREDITDATA_BASE_URL"), var("CREDITDATA_ENVIRONMENT")) {
-            (Some(url), _) => Environment::Custom(url.trim().to_string()),
-            (None, Some(name)) => name.parse()?,
-            (None, None) => Environment::Mock,
+            (Some(url), _) => Some(Environment::Custom(url.trim().to_string())),
+            (None, Some(name)) => Some(name.parse()?),
+            (None, None) => None,
         };
         let mut builder = ClientBuilder {
-            environment,
+            environment: environment.clone().unwrap_or(Environment::Mock),
             ..ClientBuilder::default()
         };
         let endpoint = match (var("CREDITDATA_TOKEN_URL"), var("CREDITDATA_ISSUER")) {
@@ -462,6 +475,10 @@ impl ClientBuilder {
                     .map(str::to_string)
                     .collect(),
             );
+        }
+        // Checked last, so that a mistake in the other variables is reported as itself.
+        if environment.is_none() {
+            return Err(Error::Config(NO_SERVICE_CONFIGURED.to_string()));
         }
         Ok(builder)
     }
@@ -756,6 +773,7 @@ mod tests {
             "CREDITDATA_CLIENT_ID" => Some("an-id".into()),
             "CREDITDATA_CLIENT_SECRET" => Some("sec-456".into()),
             "CREDITDATA_TOKEN_URL" => Some("http://127.0.0.1:9/token".into()),
+            "CREDITDATA_ENVIRONMENT" => Some("mock".into()),
             _ => None,
         });
         let built = ClientBuilder::default()

@@ -12,8 +12,9 @@
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
 //   3fb432110af0a8a56d9f25daa8d69da9e23b3a38b85e878d26fdc6ef7cc7b959  overlays/09-request-constraints.overlay.yaml
 //   8c753edfa9196a80936d085f829bdc94724f53264b4e718e4f567c61a6bfa0b5  overlays/10-links.overlay.yaml
+//   4e00c05b31e659f99d158dbc9a38c36b052731d04db480466a131af78220d02b  overlays/11-dataset-field-docs.overlay.yaml
 //   a986a11a9f0c6f5c4c083396b72067f77002a99e2e350753dccb90d83b68c17f  overlays/90-keep-names.overlay.yaml
-// Effective document: c77c80615677040303e9a48ef6381bb77d529a6c35a62bdbf146eab8ca72483f (sha256 of its JSON form)
+// Effective document: 4b3e098e7d77d82073cf39eacd832fc7ec55473c66adc7c96b13ae7e4f09e95d (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #![allow(
@@ -26,7 +27,10 @@
     rustdoc::all
 )]
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+#[doc(hidden)]
+#[allow(unused_imports)]
+pub use progenitor_client::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -96,6 +100,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Amount {
+        ///The amount, a decimal number in the currency of `currencyCode`.
         pub amount: f64,
         ///ISO 4217 currency code.
         #[serde(
@@ -113,6 +118,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Attachment {
+        ///When the attachment was added, in UTC, as the text the service sends (the reference gives no format).
         #[serde(rename = "addedOnUtc")]
         pub added_on_utc: ::std::string::String,
         #[serde(rename = "attachmentType")]
@@ -122,14 +128,17 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub country_code: ::std::option::Option<::std::string::String>,
+        ///The file's name, when the service knows it. Never use it as a path as it is.
         #[serde(
             rename = "fileName",
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub file_name: ::std::option::Option<::std::string::String>,
+        ///The file's size in bytes.
         #[serde(rename = "fileSizeBytes")]
         pub file_size_bytes: i64,
         pub id: ::std::string::String,
+        ///The file's media type (e.g. application/pdf), when the service knows it.
         #[serde(
             rename = "mimeType",
             deserialize_with = "::std::option::Option::deserialize"
@@ -383,7 +392,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///`ContractType`
+    ///The kind of credit contract of a negative tradeline.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -474,6 +483,8 @@ pub mod types {
         }
     }
     ///Data Subject e-mail, used to contact the subject for Consent.
+    ///
+    /// `parse()`, `try_from` and deserialisation refuse what is not an e-mail address (`format: email`: an RFC 5321 mailbox without a display name, the rule of [`is_email_address`](crate::limits::is_email_address)), naming `subjectEmail`.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct CreateSessionRequestSubjectEmail(::std::string::String);
@@ -495,7 +506,13 @@ pub mod types {
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 254usize {
-                return Err("longer than 254 characters".into());
+                return Err("subjectEmail: longer than 254 characters".into());
+            }
+            if !crate::limits::is_email_address(value) {
+                return Err(
+                    "subjectEmail is not an e-mail address (local-part@domain, without a display name or spaces)"
+                        .into(),
+                );
             }
             Ok(Self(value.to_string()))
         }
@@ -644,7 +661,7 @@ pub mod types {
                 "WAITING_FOR_CUSTOMER" => Ok(Self::WaitingForCustomer),
                 "COMPLETED_BY_CUSTOMER" => Ok(Self::CompletedByCustomer),
                 "EXPIRED" => Ok(Self::Expired),
-                _ => Err("invalid value".into()),
+                _ => Err("CustomerProgressStatus: invalid value".into()),
             }
         }
     }
@@ -736,7 +753,7 @@ pub mod types {
                 "SCORE" => Ok(Self::Score),
                 "BANK_ACCOUNT_CATEGORIZATION" => Ok(Self::BankAccountCategorization),
                 "IDENTIFICATION" => Ok(Self::Identification),
-                _ => Err("invalid value".into()),
+                _ => Err("dataPackages: invalid value".into()),
             }
         }
     }
@@ -819,7 +836,7 @@ pub mod types {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
             { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+                return Err("CountryCode: doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1027,8 +1044,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct LegalEntity {
+        ///The legal entity's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
+        ///The subject's relations to the entity (role, start, end). Only the relation type UNKNOWN is published, so read the type through its text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub relations: ::std::option::Option<::std::vec::Vec<LegalEntityRelation>>,
         #[serde(
@@ -1046,11 +1065,13 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct LegalEntityRelation {
+        ///When the relation ended (null while it lasts, by the field's name), as the text the service sends; its format is not published.
         #[serde(
             rename = "endDate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub end_date: ::std::option::Option<::std::string::String>,
+        ///When the relation started, as the text the service sends; its format is not published.
         #[serde(
             rename = "startDate",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1142,10 +1163,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct NegativeTradeline {
+        ///The amount of the tradeline, a decimal in its ISO 4217 currency. Whether it is the original, the outstanding or the overdue amount is not published.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<Amount>,
         #[serde(rename = "contractType")]
         pub contract_type: ContractType,
+        ///Who the credit is owed to; only its sector is published, other members are kept as sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub creditor: ::std::option::Option<Creditor>,
         #[serde(
@@ -1207,6 +1230,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub birth_dates: ::std::option::Option<::std::vec::Vec<DateOnlySourcedValue>>,
+        ///Citizenships, each an ISO 3166-1 alpha-3 country code with the providers that report it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub citizenships: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1410,7 +1434,7 @@ pub mod types {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
             { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
+                return Err("countryCode: doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1448,16 +1472,19 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct RegistryIncome {
+        ///The tax assessment year the figures are for, as the registry gives it.
         #[serde(
             rename = "assessmentYear",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub assessment_year: ::std::option::Option<i32>,
+        ///Gross income of the assessment year, as the registry records it (definition not published).
         #[serde(
             rename = "grossIncome",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub gross_income: ::std::option::Option<Amount>,
+        ///Net income of the assessment year, as the registry records it. What is deducted from the gross is the registry's definition and is not published.
         #[serde(
             rename = "netIncome",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1468,6 +1495,7 @@ pub mod types {
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
+        ///Total tax of the assessment year, as the registry records it (definition not published).
         #[serde(
             rename = "totalTaxAmount",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1497,16 +1525,19 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Score {
+        ///A country code (alpha-3 elsewhere in the service); whether it is the provider's country or the country queried is not published.
         #[serde(
             rename = "countryCode",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub country_code: ::std::option::Option<::std::string::String>,
+        ///The score on the service's normalized scale, as text (the service sends score values as strings). How it is normalized, its range and whether a higher or a lower value is better are not published.
         #[serde(
             rename = "normalizedValue",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub normalized_value: ::std::option::Option<::std::string::String>,
+        ///The score as the Data Provider gives it, as text (the service sends score values as strings, so compare them only after parsing them yourself). Its scale, its range and whether a higher or a lower value is better are not published (see `type`). Null when no score is available (see `unavailableReason`).
         #[serde(
             rename = "originalValue",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1519,6 +1550,7 @@ pub mod types {
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(rename = "type")]
         pub type_: ScoreType,
+        ///Why the provider gave no score (deceased, bankruptcy, person not found, ...); null when there is no such reason. The reasons' exact criteria are the provider's and are not published.
         #[serde(
             rename = "unavailableReason",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1530,7 +1562,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///`ScoreType`
+    ///Which score this is. The scale and the better direction of each type (a risk score, a FICO score, a probability of default) are not published.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1893,9 +1925,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -1903,11 +1933,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -1917,11 +1943,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -1980,11 +2002,7 @@ pub mod types {
             {
                 self.account_statements = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_statements: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountStatements: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -1994,11 +2012,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2008,11 +2022,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2073,9 +2083,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -2083,11 +2091,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2097,11 +2101,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2138,7 +2138,7 @@ pub mod types {
         impl ::std::default::Default for Amount {
             fn default() -> Self {
                 Self {
-                    amount: Err("no value supplied for amount".to_string()),
+                    amount: Err("amount is required".to_string()),
                     currency_code: Ok(Default::default()),
                 }
             }
@@ -2149,11 +2149,7 @@ pub mod types {
                 T: ::std::convert::TryInto<f64>,
                 T::Error: ::std::fmt::Display,
             {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
+                self.amount = value.try_into().map_err(|e| format!("amount: {e}"));
                 self
             }
             pub fn currency_code<T>(mut self, value: T) -> Self
@@ -2163,9 +2159,7 @@ pub mod types {
             {
                 self.currency_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency_code: {e}")
-                    });
+                    .map_err(|e| format!("currencyCode: {e}"));
                 self
             }
         }
@@ -2220,16 +2214,12 @@ pub mod types {
         impl ::std::default::Default for Attachment {
             fn default() -> Self {
                 Self {
-                    added_on_utc: Err("no value supplied for added_on_utc".to_string()),
-                    attachment_type: Err(
-                        "no value supplied for attachment_type".to_string(),
-                    ),
+                    added_on_utc: Err("addedOnUtc is required".to_string()),
+                    attachment_type: Err("attachmentType is required".to_string()),
                     country_code: Ok(Default::default()),
                     file_name: Ok(Default::default()),
-                    file_size_bytes: Err(
-                        "no value supplied for file_size_bytes".to_string(),
-                    ),
-                    id: Err("no value supplied for id".to_string()),
+                    file_size_bytes: Err("fileSizeBytes is required".to_string()),
+                    id: Err("id is required".to_string()),
                     mime_type: Ok(Default::default()),
                     source_id: Ok(Default::default()),
                 }
@@ -2243,9 +2233,7 @@ pub mod types {
             {
                 self.added_on_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for added_on_utc: {e}")
-                    });
+                    .map_err(|e| format!("addedOnUtc: {e}"));
                 self
             }
             pub fn attachment_type<T>(mut self, value: T) -> Self
@@ -2255,11 +2243,7 @@ pub mod types {
             {
                 self.attachment_type = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for attachment_type: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("attachmentType: {e}"));
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2269,9 +2253,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn file_name<T>(mut self, value: T) -> Self
@@ -2279,11 +2261,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.file_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for file_name: {e}")
-                    });
+                self.file_name = value.try_into().map_err(|e| format!("fileName: {e}"));
                 self
             }
             pub fn file_size_bytes<T>(mut self, value: T) -> Self
@@ -2293,11 +2271,7 @@ pub mod types {
             {
                 self.file_size_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for file_size_bytes: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("fileSizeBytes: {e}"));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
@@ -2305,9 +2279,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn mime_type<T>(mut self, value: T) -> Self
@@ -2315,11 +2287,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.mime_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mime_type: {e}")
-                    });
+                self.mime_type = value.try_into().map_err(|e| format!("mimeType: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -2327,11 +2295,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
         }
@@ -2390,9 +2354,7 @@ pub mod types {
             {
                 self.attachments = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for attachments: {e}")
-                    });
+                    .map_err(|e| format!("attachments: {e}"));
                 self
             }
         }
@@ -2451,11 +2413,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.accounts = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for accounts: {e}")
-                    });
+                self.accounts = value.try_into().map_err(|e| format!("accounts: {e}"));
                 self
             }
             pub fn total_period_months<T>(mut self, value: T) -> Self
@@ -2465,11 +2423,7 @@ pub mod types {
             {
                 self.total_period_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_period_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalPeriodMonths: {e}"));
                 self
             }
             pub fn total_period_received_months<T>(mut self, value: T) -> Self
@@ -2479,11 +2433,7 @@ pub mod types {
             {
                 self.total_period_received_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_period_received_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalPeriodReceivedMonths: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2493,11 +2443,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2551,11 +2497,7 @@ pub mod types {
             {
                 self.period_with_income_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for period_with_income_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("periodWithIncomeMonths: {e}"));
                 self
             }
             pub fn period_with_liabilities_months<T>(mut self, value: T) -> Self
@@ -2565,11 +2507,7 @@ pub mod types {
             {
                 self.period_with_liabilities_months = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for period_with_liabilities_months: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("periodWithLiabilitiesMonths: {e}"));
                 self
             }
         }
@@ -2615,7 +2553,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     count_of_institutions: Ok(Default::default()),
-                    status: Err("no value supplied for status".to_string()),
+                    status: Err("status is required".to_string()),
                     extra: Ok(Default::default()),
                 }
             }
@@ -2628,11 +2566,7 @@ pub mod types {
             {
                 self.count_of_institutions = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for count_of_institutions: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("countOfInstitutions: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -2640,11 +2574,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CategorizationSummaryStatus>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2654,11 +2584,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -2719,11 +2645,7 @@ pub mod types {
             {
                 self.categorizations = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for categorizations: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("categorizations: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -2733,11 +2655,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn summary<T>(mut self, value: T) -> Self
@@ -2747,11 +2665,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.summary = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for summary: {e}")
-                    });
+                self.summary = value.try_into().map_err(|e| format!("summary: {e}"));
                 self
             }
         }
@@ -2800,11 +2714,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.summary = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for summary: {e}")
-                    });
+                self.summary = value.try_into().map_err(|e| format!("summary: {e}"));
                 self
             }
         }
@@ -2862,11 +2772,7 @@ pub mod types {
             {
                 self.account_holder_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_holder_names: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountHolderNames: {e}"));
                 self
             }
             pub fn account_number<T>(mut self, value: T) -> Self
@@ -2876,11 +2782,7 @@ pub mod types {
             {
                 self.account_number = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for account_number: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("accountNumber: {e}"));
                 self
             }
             pub fn bank_name<T>(mut self, value: T) -> Self
@@ -2888,11 +2790,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.bank_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for bank_name: {e}")
-                    });
+                self.bank_name = value.try_into().map_err(|e| format!("bankName: {e}"));
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2902,9 +2800,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
         }
@@ -2963,9 +2859,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -2977,9 +2871,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -2989,11 +2881,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3045,11 +2933,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.packages = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for packages: {e}")
-                    });
+                self.packages = value.try_into().map_err(|e| format!("packages: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3059,11 +2943,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3122,11 +3002,7 @@ pub mod types {
             {
                 self.court_and_insolvencies = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for court_and_insolvencies: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("courtAndInsolvencies: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3136,11 +3012,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3150,11 +3022,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3206,11 +3074,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3220,11 +3084,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3263,10 +3123,8 @@ pub mod types {
         impl ::std::default::Default for CreateSessionRequest {
             fn default() -> Self {
                 Self {
-                    query_parameters: Err(
-                        "no value supplied for query_parameters".to_string(),
-                    ),
-                    subject_email: Err("no value supplied for subject_email".to_string()),
+                    query_parameters: Err("queryParameters is required".to_string()),
+                    subject_email: Err("subjectEmail is required".to_string()),
                 }
             }
         }
@@ -3278,11 +3136,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
             pub fn subject_email<T>(mut self, value: T) -> Self
@@ -3290,11 +3144,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CreateSessionRequestSubjectEmail>,
                 T::Error: ::std::fmt::Display,
             {
-                self.subject_email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subject_email: {e}")
-                    });
+                self.subject_email = value.try_into().map_err(|e| format!("{e}"));
                 self
             }
         }
@@ -3329,7 +3179,7 @@ pub mod types {
         impl ::std::default::Default for Creditor {
             fn default() -> Self {
                 Self {
-                    sector: Err("no value supplied for sector".to_string()),
+                    sector: Err("sector is required".to_string()),
                     extra: Ok(Default::default()),
                 }
             }
@@ -3340,11 +3190,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::CreditorSector>,
                 T::Error: ::std::fmt::Display,
             {
-                self.sector = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sector: {e}")
-                    });
+                self.sector = value.try_into().map_err(|e| format!("sector: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3354,11 +3200,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3415,9 +3257,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -3425,11 +3265,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3439,11 +3275,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3503,9 +3335,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -3513,11 +3343,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3527,11 +3353,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3587,9 +3409,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -3597,11 +3417,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3611,11 +3427,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3671,9 +3483,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -3681,11 +3491,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3695,11 +3501,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3760,11 +3562,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.images = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for images: {e}")
-                    });
+                self.images = value.try_into().map_err(|e| format!("images: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3774,11 +3572,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3788,11 +3582,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3853,11 +3643,7 @@ pub mod types {
             {
                 self.identity_verifications = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for identity_verifications: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("identityVerifications: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -3867,11 +3653,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3881,11 +3663,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -3937,11 +3715,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -3951,11 +3725,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4012,9 +3782,7 @@ pub mod types {
             {
                 self.immovables = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for immovables: {e}")
-                    });
+                    .map_err(|e| format!("immovables: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4024,11 +3792,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4038,11 +3802,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4099,9 +3859,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4109,11 +3867,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4123,11 +3877,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4181,11 +3931,7 @@ pub mod types {
             {
                 self.input_requirements = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for input_requirements: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("inputRequirements: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4195,11 +3941,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4253,11 +3995,7 @@ pub mod types {
             {
                 self.legal_entities = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for legal_entities: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("legalEntities: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4267,11 +4005,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -4326,11 +4060,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn relations<T>(mut self, value: T) -> Self
@@ -4340,11 +4070,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.relations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for relations: {e}")
-                    });
+                self.relations = value.try_into().map_err(|e| format!("relations: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4352,11 +4078,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
         }
@@ -4401,7 +4123,7 @@ pub mod types {
                 Self {
                     end_date: Ok(Default::default()),
                     start_date: Ok(Default::default()),
-                    type_: Err("no value supplied for type_".to_string()),
+                    type_: Err("type is required".to_string()),
                 }
             }
         }
@@ -4411,11 +4133,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.end_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for end_date: {e}")
-                    });
+                self.end_date = value.try_into().map_err(|e| format!("endDate: {e}"));
                 self
             }
             pub fn start_date<T>(mut self, value: T) -> Self
@@ -4425,9 +4143,7 @@ pub mod types {
             {
                 self.start_date = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
-                    });
+                    .map_err(|e| format!("startDate: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -4435,11 +4151,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::LegalEntityRelationType>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -4499,9 +4211,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -4509,11 +4219,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4523,11 +4229,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4579,11 +4281,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4593,11 +4291,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4652,11 +4346,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.metrics = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metrics: {e}")
-                    });
+                self.metrics = value.try_into().map_err(|e| format!("metrics: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4666,11 +4356,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4680,11 +4366,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4736,9 +4418,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     amount: Ok(Default::default()),
-                    contract_type: Err(
-                        "no value supplied for contract_type".to_string(),
-                    ),
+                    contract_type: Err("contractType is required".to_string()),
                     creditor: Ok(Default::default()),
                     source_id: Ok(Default::default()),
                     extra: Ok(Default::default()),
@@ -4751,11 +4431,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Amount>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
+                self.amount = value.try_into().map_err(|e| format!("amount: {e}"));
                 self
             }
             pub fn contract_type<T>(mut self, value: T) -> Self
@@ -4765,9 +4441,7 @@ pub mod types {
             {
                 self.contract_type = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for contract_type: {e}")
-                    });
+                    .map_err(|e| format!("contractType: {e}"));
                 self
             }
             pub fn creditor<T>(mut self, value: T) -> Self
@@ -4775,11 +4449,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Creditor>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.creditor = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for creditor: {e}")
-                    });
+                self.creditor = value.try_into().map_err(|e| format!("creditor: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -4787,11 +4457,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -4801,11 +4467,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -4863,11 +4525,7 @@ pub mod types {
             {
                 self.negative_tradelines = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for negative_tradelines: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("negativeTradelines: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -4877,11 +4535,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -4923,7 +4577,7 @@ pub mod types {
                 Self {
                     skip: Ok(Default::default()),
                     take: Ok(Default::default()),
-                    total_count: Err("no value supplied for total_count".to_string()),
+                    total_count: Err("totalCount is required".to_string()),
                 }
             }
         }
@@ -4933,11 +4587,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.skip = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for skip: {e}")
-                    });
+                self.skip = value.try_into().map_err(|e| format!("skip: {e}"));
                 self
             }
             pub fn take<T>(mut self, value: T) -> Self
@@ -4945,11 +4595,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.take = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for take: {e}")
-                    });
+                self.take = value.try_into().map_err(|e| format!("take: {e}"));
                 self
             }
             pub fn total_count<T>(mut self, value: T) -> Self
@@ -4959,9 +4605,7 @@ pub mod types {
             {
                 self.total_count = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for total_count: {e}")
-                    });
+                    .map_err(|e| format!("totalCount: {e}"));
                 self
             }
         }
@@ -5072,11 +4716,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.addresses = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for addresses: {e}")
-                    });
+                self.addresses = value.try_into().map_err(|e| format!("addresses: {e}"));
                 self
             }
             pub fn birth_dates<T>(mut self, value: T) -> Self
@@ -5088,9 +4728,7 @@ pub mod types {
             {
                 self.birth_dates = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for birth_dates: {e}")
-                    });
+                    .map_err(|e| format!("birthDates: {e}"));
                 self
             }
             pub fn citizenships<T>(mut self, value: T) -> Self
@@ -5102,9 +4740,7 @@ pub mod types {
             {
                 self.citizenships = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for citizenships: {e}")
-                    });
+                    .map_err(|e| format!("citizenships: {e}"));
                 self
             }
             pub fn documents<T>(mut self, value: T) -> Self
@@ -5114,11 +4750,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = value.try_into().map_err(|e| format!("documents: {e}"));
                 self
             }
             pub fn emails<T>(mut self, value: T) -> Self
@@ -5128,11 +4760,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.emails = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for emails: {e}")
-                    });
+                self.emails = value.try_into().map_err(|e| format!("emails: {e}"));
                 self
             }
             pub fn family_names<T>(mut self, value: T) -> Self
@@ -5144,9 +4772,7 @@ pub mod types {
             {
                 self.family_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for family_names: {e}")
-                    });
+                    .map_err(|e| format!("familyNames: {e}"));
                 self
             }
             pub fn given_names<T>(mut self, value: T) -> Self
@@ -5158,9 +4784,7 @@ pub mod types {
             {
                 self.given_names = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for given_names: {e}")
-                    });
+                    .map_err(|e| format!("givenNames: {e}"));
                 self
             }
             pub fn marital_statuses<T>(mut self, value: T) -> Self
@@ -5174,11 +4798,7 @@ pub mod types {
             {
                 self.marital_statuses = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marital_statuses: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("maritalStatuses: {e}"));
                 self
             }
             pub fn personal_identity_codes<T>(mut self, value: T) -> Self
@@ -5192,11 +4812,7 @@ pub mod types {
             {
                 self.personal_identity_codes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for personal_identity_codes: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("personalIdentityCodes: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -5206,11 +4822,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn telephones<T>(mut self, value: T) -> Self
@@ -5222,9 +4834,7 @@ pub mod types {
             {
                 self.telephones = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for telephones: {e}")
-                    });
+                    .map_err(|e| format!("telephones: {e}"));
                 self
             }
             pub fn underage_children_counts<T>(mut self, value: T) -> Self
@@ -5236,11 +4846,7 @@ pub mod types {
             {
                 self.underage_children_counts = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for underage_children_counts: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("underageChildrenCounts: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5250,11 +4856,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5335,9 +4937,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -5345,11 +4945,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5359,11 +4955,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5415,11 +5007,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5429,11 +5017,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5490,11 +5074,7 @@ pub mod types {
             {
                 self.positive_tradelines = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for positive_tradelines: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("positiveTradelines: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -5504,11 +5084,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5518,11 +5094,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5604,11 +5176,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.detail = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for detail: {e}")
-                    });
+                self.detail = value.try_into().map_err(|e| format!("detail: {e}"));
                 self
             }
             pub fn errors<T>(mut self, value: T) -> Self
@@ -5623,11 +5191,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.errors = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for errors: {e}")
-                    });
+                self.errors = value.try_into().map_err(|e| format!("errors: {e}"));
                 self
             }
             pub fn instance<T>(mut self, value: T) -> Self
@@ -5635,11 +5199,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.instance = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for instance: {e}")
-                    });
+                self.instance = value.try_into().map_err(|e| format!("instance: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -5647,11 +5207,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
@@ -5659,11 +5215,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = value.try_into().map_err(|e| format!("title: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -5671,11 +5223,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -5685,11 +5233,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -5749,9 +5293,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -5763,9 +5305,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
         }
@@ -5802,8 +5342,8 @@ pub mod types {
         impl ::std::default::Default for QueryParameterInput {
             fn default() -> Self {
                 Self {
-                    country_code: Err("no value supplied for country_code".to_string()),
-                    data_packages: Err("no value supplied for data_packages".to_string()),
+                    country_code: Err("countryCode is required".to_string()),
+                    data_packages: Err("dataPackages is required".to_string()),
                 }
             }
         }
@@ -5813,11 +5353,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::QueryParameterInputCountryCode>,
                 T::Error: ::std::fmt::Display,
             {
-                self.country_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                self.country_code = value.try_into().map_err(|e| format!("{e}"));
                 self
             }
             pub fn data_packages<T>(mut self, value: T) -> Self
@@ -5827,9 +5363,7 @@ pub mod types {
             {
                 self.data_packages = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_packages: {e}")
-                    });
+                    .map_err(|e| format!("dataPackages: {e}"));
                 self
             }
         }
@@ -5895,11 +5429,7 @@ pub mod types {
             {
                 self.assessment_year = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for assessment_year: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("assessmentYear: {e}"));
                 self
             }
             pub fn gross_income<T>(mut self, value: T) -> Self
@@ -5909,9 +5439,7 @@ pub mod types {
             {
                 self.gross_income = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gross_income: {e}")
-                    });
+                    .map_err(|e| format!("grossIncome: {e}"));
                 self
             }
             pub fn net_income<T>(mut self, value: T) -> Self
@@ -5921,9 +5449,7 @@ pub mod types {
             {
                 self.net_income = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for net_income: {e}")
-                    });
+                    .map_err(|e| format!("netIncome: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -5931,11 +5457,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn total_tax_amount<T>(mut self, value: T) -> Self
@@ -5945,11 +5467,7 @@ pub mod types {
             {
                 self.total_tax_amount = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_tax_amount: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("totalTaxAmount: {e}"));
                 self
             }
         }
@@ -6005,11 +5523,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.incomes = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for incomes: {e}")
-                    });
+                self.incomes = value.try_into().map_err(|e| format!("incomes: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -6019,11 +5533,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -6079,7 +5589,7 @@ pub mod types {
                     normalized_value: Ok(Default::default()),
                     original_value: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    type_: Err("no value supplied for type_".to_string()),
+                    type_: Err("type is required".to_string()),
                     unavailable_reason: Ok(Default::default()),
                 }
             }
@@ -6092,9 +5602,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn normalized_value<T>(mut self, value: T) -> Self
@@ -6104,11 +5612,7 @@ pub mod types {
             {
                 self.normalized_value = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for normalized_value: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("normalizedValue: {e}"));
                 self
             }
             pub fn original_value<T>(mut self, value: T) -> Self
@@ -6118,11 +5622,7 @@ pub mod types {
             {
                 self.original_value = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for original_value: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("originalValue: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6130,11 +5630,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6142,11 +5638,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::ScoreType>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
             pub fn unavailable_reason<T>(mut self, value: T) -> Self
@@ -6158,11 +5650,7 @@ pub mod types {
             {
                 self.unavailable_reason = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for unavailable_reason: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("unavailableReason: {e}"));
                 self
             }
         }
@@ -6220,11 +5708,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.scores = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for scores: {e}")
-                    });
+                self.scores = value.try_into().map_err(|e| format!("scores: {e}"));
                 self
             }
             pub fn sources<T>(mut self, value: T) -> Self
@@ -6234,11 +5718,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sources = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sources: {e}")
-                    });
+                self.sources = value.try_into().map_err(|e| format!("sources: {e}"));
                 self
             }
         }
@@ -6308,17 +5788,15 @@ pub mod types {
         impl ::std::default::Default for Session {
             fn default() -> Self {
                 Self {
-                    created_at_utc: Err(
-                        "no value supplied for created_at_utc".to_string(),
-                    ),
+                    created_at_utc: Err("createdAtUtc is required".to_string()),
                     created_by_name: Ok(Default::default()),
                     customer_input_deadline_extendable_until_utc: Ok(Default::default()),
                     customer_input_deadline_utc: Ok(Default::default()),
                     customer_progress_status: Err(
-                        "no value supplied for customer_progress_status".to_string(),
+                        "customerProgressStatus is required".to_string(),
                     ),
                     data_package_upgradable_until_utc: Ok(Default::default()),
-                    id: Err("no value supplied for id".to_string()),
+                    id: Err("id is required".to_string()),
                     organizational_unit_name: Ok(Default::default()),
                     query_parameters: Ok(Default::default()),
                     subject_email: Ok(Default::default()),
@@ -6334,11 +5812,7 @@ pub mod types {
             {
                 self.created_at_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for created_at_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("createdAtUtc: {e}"));
                 self
             }
             pub fn created_by_name<T>(mut self, value: T) -> Self
@@ -6348,11 +5822,7 @@ pub mod types {
             {
                 self.created_by_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for created_by_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("createdByName: {e}"));
                 self
             }
             pub fn customer_input_deadline_extendable_until_utc<T>(
@@ -6368,9 +5838,7 @@ pub mod types {
                 self.customer_input_deadline_extendable_until_utc = value
                     .try_into()
                     .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_input_deadline_extendable_until_utc: {e}"
-                        )
+                        format!("customerInputDeadlineExtendableUntilUtc: {e}")
                     });
                 self
             }
@@ -6383,11 +5851,7 @@ pub mod types {
             {
                 self.customer_input_deadline_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_input_deadline_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("customerInputDeadlineUtc: {e}"));
                 self
             }
             pub fn customer_progress_status<T>(mut self, value: T) -> Self
@@ -6397,11 +5861,7 @@ pub mod types {
             {
                 self.customer_progress_status = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for customer_progress_status: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("customerProgressStatus: {e}"));
                 self
             }
             pub fn data_package_upgradable_until_utc<T>(mut self, value: T) -> Self
@@ -6413,11 +5873,7 @@ pub mod types {
             {
                 self.data_package_upgradable_until_utc = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for data_package_upgradable_until_utc: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("dataPackageUpgradableUntilUtc: {e}"));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
@@ -6425,9 +5881,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::uuid::Uuid>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn organizational_unit_name<T>(mut self, value: T) -> Self
@@ -6437,11 +5891,7 @@ pub mod types {
             {
                 self.organizational_unit_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for organizational_unit_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("organizationalUnitName: {e}"));
                 self
             }
             pub fn query_parameters<T>(mut self, value: T) -> Self
@@ -6453,11 +5903,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
             pub fn subject_email<T>(mut self, value: T) -> Self
@@ -6467,9 +5913,7 @@ pub mod types {
             {
                 self.subject_email = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subject_email: {e}")
-                    });
+                    .map_err(|e| format!("subjectEmail: {e}"));
                 self
             }
             pub fn subject_full_name<T>(mut self, value: T) -> Self
@@ -6479,11 +5923,7 @@ pub mod types {
             {
                 self.subject_full_name = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for subject_full_name: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("subjectFullName: {e}"));
                 self
             }
         }
@@ -6555,11 +5995,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Paging>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.paging = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for paging: {e}")
-                    });
+                self.paging = value.try_into().map_err(|e| format!("paging: {e}"));
                 self
             }
             pub fn sessions<T>(mut self, value: T) -> Self
@@ -6569,11 +6005,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.sessions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sessions: {e}")
-                    });
+                self.sessions = value.try_into().map_err(|e| format!("sessions: {e}"));
                 self
             }
         }
@@ -6613,7 +6045,7 @@ pub mod types {
                 Self {
                     country_code: Ok(Default::default()),
                     source_id: Ok(Default::default()),
-                    status: Err("no value supplied for status".to_string()),
+                    status: Err("status is required".to_string()),
                 }
             }
         }
@@ -6625,9 +6057,7 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
+                    .map_err(|e| format!("countryCode: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6635,11 +6065,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
@@ -6647,11 +6073,7 @@ pub mod types {
                 T: ::std::convert::TryInto<super::SourceStatus>,
                 T::Error: ::std::fmt::Display,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = value.try_into().map_err(|e| format!("status: {e}"));
                 self
             }
         }
@@ -6699,7 +6121,7 @@ pub mod types {
         impl ::std::default::Default for SourceFile {
             fn default() -> Self {
                 Self {
-                    id: Err("no value supplied for id".to_string()),
+                    id: Err("id is required".to_string()),
                     name: Ok(Default::default()),
                     size_in_bytes: Ok(Default::default()),
                     source_id: Ok(Default::default()),
@@ -6713,9 +6135,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::uuid::Uuid>,
                 T::Error: ::std::fmt::Display,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = value.try_into().map_err(|e| format!("id: {e}"));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -6723,11 +6143,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn size_in_bytes<T>(mut self, value: T) -> Self
@@ -6737,9 +6153,7 @@ pub mod types {
             {
                 self.size_in_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for size_in_bytes: {e}")
-                    });
+                    .map_err(|e| format!("sizeInBytes: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6747,11 +6161,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6759,11 +6169,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -6834,11 +6240,7 @@ pub mod types {
             {
                 self.content_base64 = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_base64: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("contentBase64: {e}"));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -6846,11 +6248,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = value.try_into().map_err(|e| format!("name: {e}"));
                 self
             }
             pub fn size_in_bytes<T>(mut self, value: T) -> Self
@@ -6860,9 +6258,7 @@ pub mod types {
             {
                 self.size_in_bytes = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for size_in_bytes: {e}")
-                    });
+                    .map_err(|e| format!("sizeInBytes: {e}"));
                 self
             }
             pub fn source_id<T>(mut self, value: T) -> Self
@@ -6870,11 +6266,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.source_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_id: {e}")
-                    });
+                self.source_id = value.try_into().map_err(|e| format!("sourceId: {e}"));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
@@ -6882,11 +6274,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = value.try_into().map_err(|e| format!("type: {e}"));
                 self
             }
         }
@@ -6944,9 +6332,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -6954,11 +6340,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
         }
@@ -7015,9 +6397,7 @@ pub mod types {
             {
                 self.source_ids = value
                     .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for source_ids: {e}")
-                    });
+                    .map_err(|e| format!("sourceIds: {e}"));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
@@ -7025,11 +6405,7 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = value.try_into().map_err(|e| format!("value: {e}"));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
@@ -7039,11 +6415,7 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
                 self
             }
         }
@@ -7079,9 +6451,7 @@ pub mod types {
         impl ::std::default::Default for UpdateSessionRequest {
             fn default() -> Self {
                 Self {
-                    query_parameters: Err(
-                        "no value supplied for query_parameters".to_string(),
-                    ),
+                    query_parameters: Err("queryParameters is required".to_string()),
                 }
             }
         }
@@ -7093,11 +6463,7 @@ pub mod types {
             {
                 self.query_parameters = value
                     .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for query_parameters: {e}"
-                        )
-                    });
+                    .map_err(|e| format!("queryParameters: {e}"));
                 self
             }
         }
@@ -9053,128 +8419,130 @@ pub mod builder {
         pub fn country_code<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::GetSessionsCountryCode>,
+            <V as ::std::convert::TryInto<
+                types::GetSessionsCountryCode,
+            >>::Error: ::std::fmt::Display,
         {
-            self.country_code = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetSessionsCountryCode` for country_code failed"
-                        .to_string()
-                });
+            self.country_code = value.try_into().map(Some).map_err(|e| e.to_string());
             self
         }
         pub fn created_by_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_by_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for created_by_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("CreatedByName: {e}"));
             self
         }
         pub fn created_from_utc<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+            <V as ::std::convert::TryInto<
+                ::chrono::naive::NaiveDate,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_from_utc = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for created_from_utc failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!("CreatedFromUtc is not a date (YYYY-MM-DD): {e}")
                 });
             self
         }
         pub fn created_to_utc<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+            <V as ::std::convert::TryInto<
+                ::chrono::naive::NaiveDate,
+            >>::Error: ::std::fmt::Display,
         {
             self.created_to_utc = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for created_to_utc failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!("CreatedToUtc is not a date (YYYY-MM-DD): {e}")
                 });
             self
         }
         pub fn customer_progress_status<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::CustomerProgressStatusInput>,
+            <V as ::std::convert::TryInto<
+                types::CustomerProgressStatusInput,
+            >>::Error: ::std::fmt::Display,
         {
             self.customer_progress_status = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `CustomerProgressStatusInput` for customer_progress_status failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("CustomerProgressStatus: {e}"));
             self
         }
         pub fn organizational_unit_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.organizational_unit_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for organizational_unit_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("OrganizationalUnitName: {e}"));
             self
         }
         pub fn skip<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<i32>,
+            <V as ::std::convert::TryInto<i32>>::Error: ::std::fmt::Display,
         {
             self.skip = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| "conversion to `i32` for skip failed".to_string());
+                .map_err(|e| ::std::format!("Skip: {e}"));
             self
         }
         pub fn subject_email<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.subject_email = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for subject_email failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("SubjectEmail: {e}"));
             self
         }
         pub fn subject_full_name<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.subject_full_name = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for subject_full_name failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("SubjectFullName: {e}"));
             self
         }
         pub fn take<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::num::NonZeroU32>,
+            <V as ::std::convert::TryInto<
+                ::std::num::NonZeroU32,
+            >>::Error: ::std::fmt::Display,
         {
             self.take = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU32` for take failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("Take: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions`
@@ -9346,14 +8714,7 @@ pub mod builder {
                 types::CreateSessionRequest,
             >>::Error: std::fmt::Display,
         {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!(
-                        "conversion to `CreateSessionRequest` for body failed: {}", s
-                    )
-                });
+            self.body = value.try_into().map(From::from).map_err(|s| format!("{}", s));
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -9468,11 +8829,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9590,11 +8954,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9605,14 +8972,7 @@ pub mod builder {
                 types::UpdateSessionRequest,
             >>::Error: std::fmt::Display,
         {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!(
-                        "conversion to `UpdateSessionRequest` for body failed: {}", s
-                    )
-                });
+            self.body = value.try_into().map(From::from).map_err(|s| format!("{}", s));
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -9742,11 +9102,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9863,11 +9226,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -9986,11 +9352,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10112,11 +9481,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10227,11 +9599,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10355,23 +9730,28 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn source_file_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.source_file_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for source_file_id failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sourceFileId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10503,23 +9883,28 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn source_file_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.source_file_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for source_file_id failed"
-                        .to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sourceFileId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10748,11 +10133,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10874,11 +10262,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -10991,24 +10382,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn account_statement_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.account_statement_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for account_statement_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("accountStatementId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
@@ -11132,11 +10526,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11260,24 +10657,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn attachment_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.attachment_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for attachment_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("attachmentId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
@@ -11397,11 +10797,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11527,11 +10930,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11653,11 +11059,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11779,11 +11188,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -11907,24 +11319,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn verification_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.verification_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for verification_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("verificationId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
@@ -12063,36 +11478,37 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn verification_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.verification_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for verification_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("verificationId: {e}"));
             self
         }
         pub fn image_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
-            self.image_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for image_id failed"
-                        .to_string()
-                });
+            self.image_id = value.try_into().map_err(|e| ::std::format!("imageId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
@@ -12226,11 +11642,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12352,11 +11771,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12478,11 +11900,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12604,11 +12029,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12730,11 +12158,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12856,11 +12287,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -12982,11 +12416,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -13108,11 +12545,14 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
@@ -13233,24 +12673,27 @@ pub mod builder {
         pub fn session_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
+            <V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display,
         {
             self.session_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for session_id failed".to_string()
+                .map_err(|e| {
+                    ::std::format!(
+                        "sessionId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
+                    )
                 });
             self
         }
         pub fn account_statement_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
+            <V as ::std::convert::TryInto<
+                ::std::string::String,
+            >>::Error: ::std::fmt::Display,
         {
             self.account_statement_id = value
                 .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for account_statement_id failed"
-                        .to_string()
-                });
+                .map_err(|e| ::std::format!("accountStatementId: {e}"));
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`

@@ -12,8 +12,9 @@
 //   b4f026332b88a4400f0ba0fed040ae3229abb2c4fdd7f45993afea92d37185c5  overlays/08-account-statement-tsv.overlay.yaml
 //   3fb432110af0a8a56d9f25daa8d69da9e23b3a38b85e878d26fdc6ef7cc7b959  overlays/09-request-constraints.overlay.yaml
 //   8c753edfa9196a80936d085f829bdc94724f53264b4e718e4f567c61a6bfa0b5  overlays/10-links.overlay.yaml
+//   4e00c05b31e659f99d158dbc9a38c36b052731d04db480466a131af78220d02b  overlays/11-dataset-field-docs.overlay.yaml
 //   a986a11a9f0c6f5c4c083396b72067f77002a99e2e350753dccb90d83b68c17f  overlays/90-keep-names.overlay.yaml
-// Effective document: c77c80615677040303e9a48ef6381bb77d529a6c35a62bdbf146eab8ca72483f (sha256 of its JSON form)
+// Effective document: 4b3e098e7d77d82073cf39eacd832fc7ec55473c66adc7c96b13ae7e4f09e95d (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 //! Every JSON dataset of a session, as the API description lists them: the

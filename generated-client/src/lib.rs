@@ -176,3 +176,13 @@ pub mod prelude {
 pub use config::{ClientBuilder, Environment, IdentityProviderUrls};
 pub use error::{Error, Result};
 pub use generated::*;
+
+/// The `chrono` this crate is built with: the API's dates and times are its types
+/// (`DateTime<Utc>` for `...Utc` members, `NaiveDate` for dates), so a program names them as
+/// `creditdata_client::chrono::...` without guessing a compatible version of its own. (This
+/// crate leaves out chrono's `clock` feature: for `Utc::now()`, depend on `chrono` 0.4 with
+/// `clock` yourself, and Cargo builds one chrono with both.)
+pub use chrono;
+/// The `uuid` this crate is built with: session, file and statement ids are
+/// [`uuid::Uuid`]s (`creditdata_client::uuid::Uuid::parse_str(...)`).
+pub use uuid;

@@ -4,9 +4,11 @@
 //! The description states what a request may carry (`overlays/09-request-constraints`), and
 //! the mock refuses exactly that. typify turns most of it into types: a `pattern` or
 //! `maxLength` becomes a validating newtype ([`QueryParameterInputCountryCode`],
-//! [`CreateSessionRequestSubjectEmail`]), `minimum: 1` becomes [`NonZeroU32`](std::num::NonZeroU32),
-//! a required non-nullable member a plain field. It leaves out a lower bound of 0 on an `int32`,
-//! every `maximum`, `minItems`/`maxItems` and `format: email`; those are the tables below, and
+//! [`CreateSessionRequestSubjectEmail`], whose `parse()` the generator also makes refuse what
+//! [`is_email_address`] refuses when the schema says `format: email`), `minimum: 1` becomes
+//! [`NonZeroU32`](std::num::NonZeroU32), a required non-nullable member a plain field. It leaves
+//! out a lower bound of 0 on an `int32`, every `maximum` and `minItems`/`maxItems`; those are the
+//! tables below (with `format: email` again, checked on the body as it is sent), and
 //! [`runtime`](crate::runtime) refuses a request that breaks one with
 //! [`Error::InvalidRequest`] before anything leaves, as the service would refuse it with a 400.
 //!

@@ -1,5 +1,6 @@
 //! `creditdata-mock`: runs the mock service and identity provider until Ctrl-C.
 
+use std::io::IsTerminal as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -238,6 +239,12 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
+/// Whether the log lines carry colour codes: only for a person at a terminal, so a log file, a
+/// pipe or a CI log reads as plain text; `NO_COLOR` (set and not empty) turns them off there too.
+fn log_colours(stderr_is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stderr_is_terminal && no_color.is_none_or(|value| value.is_empty())
+}
+
 async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -245,6 +252,10 @@ async fn run() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| "creditdata_mock=info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(log_colours(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .init();
     let args = Args::parse();
     let realism = realism(&args);
@@ -391,6 +402,17 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logs_are_coloured_only_on_a_terminal_without_no_color() {
+        let empty = std::ffi::OsStr::new("");
+        let set = std::ffi::OsStr::new("1");
+        assert!(log_colours(true, None));
+        assert!(log_colours(true, Some(empty)));
+        assert!(!log_colours(true, Some(set)));
+        assert!(!log_colours(false, None));
+        assert!(!log_colours(false, Some(set)));
+    }
 
     #[test]
     fn durations_parse() {

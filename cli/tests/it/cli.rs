@@ -450,8 +450,9 @@ async fn an_invalid_request_is_refused_before_sending() {
         ])
         .await;
     assert_eq!(refused.status, 2, "{}", refused.stderr);
+    // Refused where the address is parsed: the option and the member are named.
     assert!(
-        refused.stderr.contains("CreateSession") && refused.stderr.contains("subjectEmail"),
+        refused.stderr.contains("--email") && refused.stderr.contains("subjectEmail"),
         "{}",
         refused.stderr
     );
@@ -516,6 +517,53 @@ async fn a_wait_that_does_not_end_in_completion_fails() {
         timed_out.stderr.contains("WAITING_FOR_CUSTOMER"),
         "{}",
         timed_out.stderr
+    );
+}
+
+/// With nothing saying where the service is, the command still reaches the local mock (for a
+/// newcomer's first try) but says so in one line on stderr; naming the mock says nothing.
+#[tokio::test]
+async fn the_mock_used_by_default_is_announced_on_stderr() {
+    let mock = mock().await;
+    let sh = Shell::new(&mock);
+    let implicit = sh
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", ""),
+                ("CREDITDATA_MOCK_URL", mock.base_url()),
+            ],
+            &["sessions", "list", "--limit", "1"],
+        )
+        .await
+        .ok();
+    let notes: Vec<&str> = implicit
+        .stderr
+        .lines()
+        .filter(|line| line.contains("local mock"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", implicit.stderr);
+    assert!(
+        notes[0].contains("no environment configured") && notes[0].contains("--environment"),
+        "{}",
+        notes[0]
+    );
+    let named = sh
+        .run_with(
+            &[
+                ("CREDITDATA_BASE_URL", ""),
+                ("CREDITDATA_ENVIRONMENT", "mock"),
+                ("CREDITDATA_MOCK_URL", mock.base_url()),
+            ],
+            &["sessions", "list", "--limit", "1"],
+        )
+        .await
+        .ok();
+    assert!(!named.stderr.contains("local mock"), "{}", named.stderr);
+    let explicit = sh.run(&["sessions", "list", "--limit", "1"]).await.ok();
+    assert!(
+        !explicit.stderr.contains("local mock"),
+        "{}",
+        explicit.stderr
     );
 }
 

@@ -226,11 +226,13 @@ async fn item_11_nothing_a_server_sends_can_drive_the_terminal() {
     let vars = token_vars(address);
     let table = ["--output", "table"];
     let cases: Vec<(&str, Vars, Vec<&str>)> = vec![
-        // Problem title, detail and validation errors, in an error message.
+        // Problem title, detail and validation errors, in an error message (the service's
+        // text is printed only when asked for).
         (
             "a problem",
             vars.clone(),
             vec![
+                "--show-service-text",
                 "sessions",
                 "create",
                 "--email",
@@ -243,7 +245,7 @@ async fn item_11_nothing_a_server_sends_can_drive_the_terminal() {
         (
             "a text error",
             vars.clone(),
-            vec!["datasets", "get", SESSION, "scores"],
+            vec!["--show-service-text", "datasets", "get", SESSION, "scores"],
         ),
         // The identity provider's error description.
         (
@@ -343,6 +345,41 @@ async fn item_11_nothing_a_server_sends_can_drive_the_terminal() {
 
 /// Waits until the download's temporary file exists next to its target (the destination was
 /// checked and the body is being written), or fails with the command's output if it ended.
+/// The README's promise holds for the command's stderr too: what a service wrote into an error
+/// answer (here a text body) is left out unless `--show-service-text` asks for it, and the
+/// message says so.
+#[tokio::test]
+async fn what_the_service_wrote_is_on_stderr_only_when_asked_for() {
+    let address = hostile_server(Arc::new(SlowPdf {
+        release: Notify::new(),
+    }))
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let vars = token_vars(address);
+    let quiet = run(dir.path(), &vars, &["datasets", "get", SESSION, "scores"]).await;
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert_eq!(quiet.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("GetScores") && stderr.contains("500"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("pwned"),
+        "the service's text by default: {stderr}"
+    );
+    assert!(stderr.contains("--show-service-text"), "{stderr}");
+    let asked = run(
+        dir.path(),
+        &vars,
+        &["datasets", "get", SESSION, "scores", "--show-service-text"],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&asked.stderr);
+    assert_eq!(asked.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("pwned"), "{stderr}");
+    assert_terminal_safe("--show-service-text", &stderr);
+}
+
 async fn wait_for_temporary_file(dir: &Path, child: &mut tokio::process::Child) {
     loop {
         let writing = std::fs::read_dir(dir).expect("dir").any(|entry| {

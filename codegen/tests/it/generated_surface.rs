@@ -152,6 +152,33 @@ fn every_request_is_built_the_lean_way() {
     );
 }
 
+/// What `codegen/src/field_messages.rs` removes: the generators' own wording of a refused value
+/// (which names Rust types and fields, not the description's members), and a validating
+/// newtype's refusal that names no field. The pass fails generation when any is left; this
+/// reads the checked-in file, so an out-of-date one shows too.
+#[test]
+fn no_refusal_in_the_generated_code_speaks_of_the_generated_code() {
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    for left in [
+        "conversion to `",
+        "error converting supplied value for ",
+        "no value supplied for ",
+        "Err(\"doesn't match",
+        "Err(\"longer than",
+        "Err(\"shorter than",
+    ] {
+        assert!(
+            !generated.contains(left),
+            "generated.rs still contains `{left}`"
+        );
+    }
+    // The e-mail member of the description became a newtype that checks its value.
+    let emails = generated
+        .matches("crate::limits::is_email_address(value)")
+        .count();
+    assert!(emails >= 1, "no e-mail newtype checks its value");
+}
+
 #[test]
 fn surface_lists_each_operation_once() {
     let (_, surface) = workspace_file("generated-client/SURFACE.md");
@@ -254,4 +281,27 @@ fn the_client_methods_of_deprecated_operations_are_deprecated_for_the_compiler()
             );
         }
     }
+}
+
+/// A score's values say what a lending decision needs to know about them, and that what the
+/// service does not publish (scale, range, which direction is better) is not published, rather
+/// than leave a reader to guess (`overlays/11-dataset-field-docs.overlay.yaml`).
+#[test]
+fn score_values_say_which_direction_is_better_or_that_it_is_not_published() {
+    let doc = effective_document();
+    for member in ["originalValue", "normalizedValue"] {
+        let description =
+            doc["components"]["schemas"]["Score"]["properties"][member]["description"]
+                .as_str()
+                .unwrap_or_else(|| panic!("Score.{member} has no description"));
+        assert!(
+            description.contains("better") && description.contains("not published"),
+            "Score.{member}: {description}"
+        );
+    }
+    let (_, generated) = workspace_file("generated-client/src/generated.rs");
+    assert!(
+        generated.contains("whether a higher or a lower value is better are not published"),
+        "the generated docs lack the score's description"
+    );
 }

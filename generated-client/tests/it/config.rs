@@ -55,6 +55,7 @@ fn from_env_prefers_a_static_token_and_knows_issuers() {
     let shown = format!(
         "{:?}",
         from_vars(&[
+            ("CREDITDATA_ENVIRONMENT", "mock"),
             ("CREDITDATA_TOKEN", "static-token-value"),
             ("CREDITDATA_TOKEN_URL", "https://login.example.test/token"),
             ("CREDITDATA_CLIENT_ID", "id"),
@@ -84,12 +85,50 @@ fn from_env_prefers_a_static_token_and_knows_issuers() {
     );
     assert!(shown.contains("environment: Test"), "{shown}");
 
-    // Nothing set: the local mock, no credentials.
-    let shown = format!("{:?}", from_vars(&[("CREDITDATA_TOKEN", "  ")]).unwrap());
+    // The mock when asked for; an empty token is no token.
+    let shown = format!(
+        "{:?}",
+        from_vars(&[
+            ("CREDITDATA_ENVIRONMENT", "mock"),
+            ("CREDITDATA_TOKEN", "  ")
+        ])
+        .unwrap()
+    );
     assert!(
         shown.contains("environment: Mock, credentials: None"),
         "{shown}"
     );
+}
+
+#[test]
+fn from_env_with_no_service_configured_names_the_variables_instead_of_using_the_mock() {
+    // Nothing at all, blanks, and credentials without a service: none of them is the mock.
+    for vars in [
+        &[][..],
+        &[("CREDITDATA_ENVIRONMENT", " "), ("CREDITDATA_BASE_URL", "")][..],
+        &[("CREDITDATA_TOKEN", "a-token-value")][..],
+    ] {
+        let error = from_vars(vars).unwrap_err();
+        assert!(matches!(error, Error::Config(_)), "{error:?}");
+        let message = error.to_string();
+        for variable in [
+            "CREDITDATA_ENVIRONMENT",
+            "CREDITDATA_BASE_URL",
+            "CREDITDATA_TOKEN",
+            "CREDITDATA_CLIENT_ID",
+            "CREDITDATA_CLIENT_SECRET",
+            "CREDITDATA_ENVIRONMENT=mock",
+        ] {
+            assert!(message.contains(variable), "{variable} not in {message}");
+        }
+        assert!(!message.contains("a-token-value"), "{message}");
+    }
+    for (name, value) in [
+        ("CREDITDATA_ENVIRONMENT", "mock"),
+        ("CREDITDATA_BASE_URL", "http://127.0.0.1:9"),
+    ] {
+        assert!(from_vars(&[(name, value)]).is_ok_and(|b| b.build().is_ok()));
+    }
 }
 
 #[test]

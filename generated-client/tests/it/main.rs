@@ -22,4 +22,5 @@ mod sign_in;
 mod source_file;
 mod statement;
 mod support;
+mod validation;
 mod wait;

@@ -205,8 +205,10 @@ async fn a_client_without_a_rate_limit_has_no_limiter() {
 
 #[test]
 fn the_rate_limit_comes_from_the_environment_and_nonsense_is_refused() {
-    let builder = ClientBuilder::from_env_with(|name| {
-        (name == "CREDITDATA_RATE_LIMIT").then(|| "600/min".to_string())
+    let builder = ClientBuilder::from_env_with(|name| match name {
+        "CREDITDATA_RATE_LIMIT" => Some("600/min".to_string()),
+        "CREDITDATA_ENVIRONMENT" => Some("mock".to_string()),
+        _ => None,
     })
     .unwrap();
     let client = builder.build().unwrap();

@@ -213,11 +213,18 @@ async fn the_subject_email_must_be_an_address_and_is_never_repeated_in_the_error
         "Jane Doe <jane.doe@example.com>",
         "jane..doe@example.com",
     ] {
+        // Refused where the value is made (`parse()`, the builder), and by `call()` when the
+        // builder is handed over unbuilt.
+        assert!(address.parse::<CreateSessionRequestSubjectEmail>().is_err());
         let body = CreateSessionRequest::builder()
             .subject_email(address)
-            .query_parameters(vec![query("GBR", vec![DataPackageInput::Score])])
-            .build()
-            .unwrap();
+            .query_parameters(vec![query("GBR", vec![DataPackageInput::Score])]);
+        let built = body.clone().build().unwrap_err().to_string();
+        assert!(
+            built.starts_with("subjectEmail is not an e-mail address"),
+            "{built}"
+        );
+        assert!(!built.contains("jane"), "the address leaked: {built}");
         let error = client.create_session().body(body).call().await.unwrap_err();
         let shown = format!("{error} {error:?}");
         assert!(

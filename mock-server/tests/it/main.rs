@@ -10,6 +10,7 @@ mod described;
 mod e2e;
 mod identity_provider;
 mod links;
+mod logs;
 mod realism;
 mod request_contract;
 mod schema;
