@@ -131,9 +131,8 @@ pub mod auth;
 mod body_limits;
 pub mod config;
 pub mod download;
+mod environment;
 pub mod error;
-#[cfg(feature = "oauth2")]
-mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;
