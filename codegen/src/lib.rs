@@ -16,6 +16,7 @@ mod error_chain;
 pub mod fetch;
 pub mod forward_compatible;
 pub mod generate;
+pub mod issuers;
 pub mod lean_requests;
 pub mod links;
 pub mod open_enums;

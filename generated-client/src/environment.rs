@@ -2,6 +2,7 @@
 //! mock, a custom URL), below the grants and the builder that both read it.
 
 use crate::error::Error;
+use crate::generated_issuers::SECURITY_SCHEME_ISSUERS;
 use crate::urls::validate_url;
 
 /// Where the service is.
@@ -88,9 +89,9 @@ impl Environment {
     ///
     /// `CREDITDATA_ISSUER` names the issuer for any environment; else
     /// `CREDITDATA_PRODUCTION_ISSUER` / `CREDITDATA_TEST_ISSUER` for production and test, else
-    /// the issuer of the environment's security scheme in the API description
-    /// (`spec/openapi.effective.json`, read at build time: its `authorizationUrl` without
-    /// `/protocol/openid-connect/auth`). The vendored description's addresses are placeholders
+    /// the issuer of the environment's security scheme in the API description (its
+    /// `authorizationUrl` without `/protocol/openid-connect/auth`, written into the client by
+    /// the generator). The vendored description's addresses are placeholders
     /// (`*.invalid`): they are refused with an error saying which variable to set, as the
     /// base URLs are. A custom base URL has no known identity provider without
     /// `CREDITDATA_ISSUER`.
@@ -178,45 +179,25 @@ pub const LIVE_SCHEME: &str = "identityProviderAuthLive";
 /// The security scheme of the test environment.
 pub const TEST_SCHEME: &str = "identityProviderAuthTest";
 
-/// The API description the client was generated from: the source of the identity providers.
-const EFFECTIVE_DESCRIPTION: &str = include_str!("../../spec/openapi.effective.json");
-
 /// The issuer of `scheme` in the API description: its authorization code flow's
-/// `authorizationUrl` without `/protocol/openid-connect/auth`.
+/// `authorizationUrl` without `/protocol/openid-connect/auth`, as the generator wrote it.
 fn described_issuer(scheme: &str) -> Result<String, Error> {
-    static SCHEMES: std::sync::OnceLock<Result<serde_json::Value, String>> =
-        std::sync::OnceLock::new();
-    let schemes = SCHEMES
-        .get_or_init(|| {
-            let mut document: serde_json::Value = serde_json::from_str(EFFECTIVE_DESCRIPTION)
-                .map_err(|e| format!("the embedded API description is not JSON: {e}"))?;
-            Ok(document
-                .pointer_mut("/components/securitySchemes")
-                .map(serde_json::Value::take)
-                .unwrap_or_default())
-        })
-        .as_ref()
-        .map_err(|why| Error::Config(why.clone()))?;
-    let flows = schemes.get(scheme).and_then(|s| s.get("flows"));
-    let url = flows
-        .and_then(|f| f.get("authorizationCode"))
-        .and_then(|f| f.get("authorizationUrl"))
-        .and_then(serde_json::Value::as_str)
+    let issuer = SECURITY_SCHEME_ISSUERS
+        .iter()
+        .find(|(name, _)| *name == scheme)
         .ok_or_else(|| {
             Error::Config(format!(
                 "the API description has no authorization code flow in security scheme {scheme}: \
                  set CREDITDATA_ISSUER"
             ))
-        })?;
-    url.trim_end_matches('/')
-        .strip_suffix("/protocol/openid-connect/auth")
-        .map(str::to_string)
-        .ok_or_else(|| {
-            Error::Config(format!(
-                "the authorization URL of security scheme {scheme} is not of an OpenID Connect \
-                 issuer ({{issuer}}/protocol/openid-connect/auth): set CREDITDATA_ISSUER"
-            ))
-        })
+        })?
+        .1;
+    issuer.map(str::to_string).ok_or_else(|| {
+        Error::Config(format!(
+            "the authorization URL of security scheme {scheme} is not of an OpenID Connect \
+             issuer ({{issuer}}/protocol/openid-connect/auth): set CREDITDATA_ISSUER"
+        ))
+    })
 }
 
 fn validate_base_url(url: &str) -> Result<String, Error> {
@@ -262,8 +243,8 @@ mod tests {
 
     #[test]
     fn environments_carry_the_identity_provider_of_their_security_scheme() {
-        // Read from the effective description, not written here: its issuers are the
-        // authorization URLs' stems.
+        // Written by the generator from the effective description, not here: its issuers are
+        // the authorization URLs' stems.
         assert_eq!(
             described_issuer(LIVE_SCHEME).unwrap(),
             "https://login.consumer-api.invalid/realms/consumer-live"

@@ -79,6 +79,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("auth::access_token", 0),
     ("auth::limits", 0),
     ("auth::credentials", 0),
+    ("generated_issuers", 0),
     ("generated::types", 0),
     ("error", 1),
     ("error::api", 1),
