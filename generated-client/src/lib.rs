@@ -12,7 +12,7 @@
 //!   timeouts, retries;
 //! - [`auth`]: static bearer token or OAuth2 client credentials (token URL or OpenID Connect
 //!   issuer), cached, refreshed ahead of expiry, fetched once for any number of waiting calls;
-//! - `sign_in` (feature `sign-in`, on by default): a person signs in through the browser
+//! - `sign_in` (feature `sign-in`, off by default): a person signs in through the browser
 //!   (Authorization Code with PKCE), and calls carry their token, refreshed with their refresh
 //!   token; signing out;
 //! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
