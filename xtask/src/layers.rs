@@ -108,6 +108,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("paging", 11),
     ("wait", 11),
     ("download", 11),
+    ("download::file_name", 11),
     ("statement", 11),
     ("source_file", 11),
     ("session_datasets", 11),
