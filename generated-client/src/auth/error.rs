@@ -84,7 +84,7 @@ pub enum AuthErrorKind {
     /// the client never retries it.
     #[error("the sign-in has ended or there is none: sign in again (`creditdata login`)")]
     SignInRequired,
-    /// The application's [`TokenStore`](crate::sign_in::TokenStore) could not load or save the
+    /// The application's `sign_in::TokenStore` (feature `sign-in`) could not load or save the
     /// sign-in.
     #[error("the token store failed")]
     TokenStore,

@@ -1,6 +1,6 @@
 //! The public front of authentication, over its layers: [`AuthError`] (`error.rs`), the
 //! identity provider's door (`identity_http.rs`), the token cache (`token.rs`), the grants
-//! (`client_credentials.rs`, [`crate::sign_in`]) that plug into it.
+//! (`client_credentials.rs`, `sign_in/`) that plug into it.
 //!
 //! Authentication: a static bearer token, or OAuth2 client credentials with tokens cached,
 //! refreshed ahead of expiry and fetched once however many calls wait for one.

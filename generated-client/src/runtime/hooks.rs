@@ -311,7 +311,7 @@ impl Client {
     ///   is in flight however many callers (and calls) wait: they all share its outcome.
     /// - **Sign-in**: a stored access token is used while it has more than a minute left;
     ///   otherwise the refresh token is used, and the rotated tokens are saved to the
-    ///   [`TokenStore`](crate::sign_in::TokenStore) before the new token is returned. A refused
+    ///   `sign_in::TokenStore` (feature `sign-in`) before the new token is returned. A refused
     ///   refresh token is [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired),
     ///   as for a call.
     /// - **A static bearer token**: that token, as configured (trimmed).

@@ -63,4 +63,5 @@ mod state;
 
 pub(crate) use path::path_segment;
 pub use redirect::same_origin_redirects;
+#[doc(hidden)]
 pub use state::ClientState;

@@ -13,6 +13,9 @@ use crate::retry::RetryPolicy;
 /// The `Client`'s inner state (progenitor's "inner type"): credentials, retry policy and
 /// per-request timeout. Cheap to clone; its `Debug` never shows a secret. Built by
 /// [`ClientBuilder::build`](crate::ClientBuilder::build).
+// Plumbing of the generated code (progenitor's "inner type", in `Client::new`'s signature):
+// public because the generated `Client` names it, hidden from the documented API.
+#[doc(hidden)]
 #[derive(Clone)]
 pub struct ClientState {
     pub(crate) inner: Arc<StateInner>,
