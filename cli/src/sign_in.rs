@@ -7,16 +7,12 @@
 //! its identity provider are, so that later commands need no options.
 
 use std::io::IsTerminal as _;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use creditdata_client::Environment;
-use creditdata_client::auth::Credentials;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::sign_in::{
-    CLI_CLIENT_ID, DEFAULT_SCOPES, IdentityProvider, SignIn, SignInError, SignInOptions,
-    SignedInCredentials, StoredSignIn, TokenStore, TokenStoreError, TokenStoreErrorKind, sign_out,
+    IdentityProvider, SignIn, SignInError, SignInOptions, TokenStore, TokenStoreErrorKind, sign_out,
 };
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
@@ -25,191 +21,16 @@ use crate::cli::{AuthCommand, GlobalArgs, LoginArgs};
 use crate::failure::Failure;
 use crate::output::Output;
 use crate::profile::{Profile, record};
-use crate::settings::{Context, Layer, ServiceLocation, service_location};
+use crate::settings::{
+    Context, ProfileStore, open_for_reading, store_failure, stored_credentials, target,
+    token_store_failure,
+};
 use crate::terminal::{note, one_line};
-use crate::token_store::{Opened, Store, StoreError, open};
+use crate::token_store::{Opened, open};
 
 /// An access token with less than this left is renewed before `auth token` prints it: a script
 /// should have time to use it.
 const PRINT_MARGIN: Duration = Duration::from_secs(60);
-
-/// Who to sign in with and where the service is, resolved from options, variables, profile
-/// and defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SignInTarget {
-    /// Where the service is.
-    pub location: ServiceLocation,
-    /// How the environment is named to the person (`mock`, `test`, `production` or the URL).
-    pub environment: String,
-    /// The issuer.
-    pub issuer: String,
-    /// The public client id.
-    pub client_id: String,
-    /// The scopes to ask for.
-    pub scopes: Vec<String>,
-}
-
-/// Resolves the [`SignInTarget`]: `--issuer`, else `CREDITDATA_ISSUER`, else the profile's
-/// issuer (only when the profile also says where the service is, or nothing does: a profile's
-/// issuer must not be paired with another environment), else the environment's own identity
-/// provider. The client id is `--client-id` (for `login`), else the profile's, else
-/// `creditdata-cli`; `CREDITDATA_CLIENT_ID` is the client-credentials id and is not used here.
-pub fn target(
-    global: &GlobalArgs,
-    env: &dyn Fn(&str) -> Option<String>,
-    profile: &Profile,
-    use_client_id_option: bool,
-) -> Result<SignInTarget, Failure> {
-    let location = service_location(global, env, profile);
-    let environment_setting = location.environment.clone().unwrap_or("mock".into());
-    let environment = match &location.base_url {
-        Some(url) => Environment::Custom(url.clone()),
-        None => environment_setting
-            .parse::<Environment>()
-            .map_err(|e| Failure::Usage(e.to_string()))?,
-    };
-    let label = match &environment {
-        Environment::Production => "production".to_string(),
-        Environment::Test => "test".to_string(),
-        Environment::Mock => "mock".to_string(),
-        Environment::Custom(url) => url.trim_end_matches('/').to_string(),
-    };
-    let profile_applies = matches!(location.layer, Layer::Profile | Layer::Default);
-    let issuer = global
-        .issuer
-        .clone()
-        .filter(|v| !v.trim().is_empty())
-        .or_else(|| env("CREDITDATA_ISSUER").filter(|v| !v.trim().is_empty()))
-        .or_else(|| profile_applies.then(|| profile.issuer.clone()).flatten())
-        .map(Ok)
-        .unwrap_or_else(|| default_issuer(&environment, env))?;
-    let client_id = use_client_id_option
-        .then(|| global.client_id.clone())
-        .flatten()
-        .or_else(|| profile_applies.then(|| profile.client_id.clone()).flatten())
-        .unwrap_or_else(|| CLI_CLIENT_ID.to_string());
-    let scopes = profile
-        .scopes
-        .clone()
-        .filter(|_| profile_applies)
-        .unwrap_or_else(|| DEFAULT_SCOPES.iter().map(|s| s.to_string()).collect());
-    Ok(SignInTarget {
-        location,
-        environment: label,
-        issuer: issuer.trim().trim_end_matches('/').to_string(),
-        client_id,
-        scopes,
-    })
-}
-
-/// The identity provider an environment comes with (the client's: the description's security
-/// schemes, `CREDITDATA_PRODUCTION_ISSUER` / `CREDITDATA_TEST_ISSUER`, the mock's realm).
-fn default_issuer(
-    environment: &Environment,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, Failure> {
-    environment
-        .identity_provider_with(env)
-        .map(|urls| urls.issuer)
-        .map_err(|e| {
-            Failure::Usage(format!(
-                "{e} (or give the issuer with --issuer; `creditdata login` records it in the profile)"
-            ))
-        })
-}
-
-/// The client's token store over ours: the stored sign-in as JSON text.
-struct ProfileStore {
-    store: Store,
-}
-
-impl TokenStore for ProfileStore {
-    fn load(&self) -> Result<Option<StoredSignIn>, TokenStoreError> {
-        let Some(text) = self.store.load_text().map_err(unavailable)? else {
-            return Ok(None);
-        };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            // serde_json's message can quote the content; only the position is shown.
-            TokenStoreError::new(
-                TokenStoreErrorKind::Corrupt,
-                format!(
-                    "the sign-in kept in the {} cannot be read (at line {}, column {}); run `creditdata logout` and `creditdata login`",
-                    self.store.describe(),
-                    e.line(),
-                    e.column()
-                ),
-                None,
-            )
-        })
-    }
-
-    fn save(&self, signed_in: &StoredSignIn) -> Result<(), TokenStoreError> {
-        let text = serde_json::to_string(signed_in).map_err(|_| {
-            TokenStoreError::new(
-                TokenStoreErrorKind::Other,
-                "cannot write the sign-in as JSON",
-                None,
-            )
-        })?;
-        self.store.save_text(&text).map_err(unavailable)
-    }
-
-    fn clear(&self) -> Result<(), TokenStoreError> {
-        self.store.clear().map_err(unavailable)
-    }
-}
-
-fn unavailable(error: StoreError) -> TokenStoreError {
-    TokenStoreError::new(TokenStoreErrorKind::Unavailable, error.0, None)
-}
-
-/// A store that cannot be opened or refuses what it holds: nothing was sent, the person has a
-/// setting or a file to fix.
-fn store_failure(error: StoreError) -> Failure {
-    Failure::Usage(error.0)
-}
-
-fn token_store_failure(error: TokenStoreError) -> Failure {
-    Failure::Usage(error.message)
-}
-
-/// The profile's store for reading: the one asked for, else the keyring where one works, else
-/// the file (quietly: nothing is written).
-fn open_for_reading(context: &Context) -> Result<Arc<ProfileStore>, Failure> {
-    let Opened { store, .. } =
-        open(context.store, context.config()?, &context.profile_name).map_err(store_failure)?;
-    Ok(Arc::new(ProfileStore { store }))
-}
-
-/// The profile's sign-in as credentials, for a command run without client credentials or a
-/// token. `None` when no one is signed in with the profile.
-pub fn stored_credentials(
-    global: &GlobalArgs,
-    env: &dyn Fn(&str) -> Option<String>,
-    context: &Context,
-) -> Result<Option<Credentials>, Failure> {
-    if !context.has_config() {
-        return Ok(None);
-    }
-    let store = open_for_reading(context)?;
-    let Some(stored) = store.load().map_err(token_store_failure)? else {
-        return Ok(None);
-    };
-    let target = target(global, env, &context.profile, false)?;
-    // Tokens go only where they were issued for: a sign-in at one identity provider is not
-    // sent to the service of another environment.
-    if stored.issuer != target.issuer {
-        return Err(Failure::Usage(format!(
-            "the sign-in of profile {:?} is for the identity provider {}, but this command goes to {} (identity provider {}); use the profile's environment, another --profile, or `creditdata login` for this one",
-            context.profile_name, stored.issuer, target.environment, target.issuer
-        )));
-    }
-    let provider = IdentityProvider::new(stored.issuer.clone(), stored.client_id.clone())
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    Ok(Some(Credentials::SignedIn(SignedInCredentials::new(
-        store, provider,
-    ))))
-}
 
 /// What a failed sign-in means for the exit status.
 fn sign_in_failure(error: SignInError) -> Failure {
@@ -522,91 +343,4 @@ async fn renewed_access_token(
         .build()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(client.access_token().await?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::{env, global};
-
-    fn work() -> Profile {
-        Profile {
-            environment: Some("test".into()),
-            issuer: Some("https://login.bank.example/realms/test".into()),
-            client_id: Some("bank-cli".into()),
-            scopes: Some(vec!["openid".into()]),
-            ..Profile::default()
-        }
-    }
-
-    #[test]
-    fn the_issuer_comes_from_option_then_variable_then_profile_then_environment() {
-        let vars = [("CREDITDATA_ISSUER", "https://env.example/realms/x")];
-        let t = target(
-            &global(&["--issuer", "https://flag.example/r"]),
-            &env(&vars),
-            &work(),
-            true,
-        )
-        .unwrap();
-        assert_eq!(t.issuer, "https://flag.example/r");
-        let t = target(&global(&[]), &env(&vars), &work(), true).unwrap();
-        assert_eq!(t.issuer, "https://env.example/realms/x");
-        let t = target(&global(&[]), &env(&[]), &work(), true).unwrap();
-        assert_eq!(t.issuer, "https://login.bank.example/realms/test");
-        assert_eq!(
-            (t.environment.as_str(), t.client_id.as_str()),
-            ("test", "bank-cli")
-        );
-        let t = target(
-            &global(&[]),
-            &env(&[("CREDITDATA_MOCK_URL", "http://127.0.0.1:9999/")]),
-            &Profile::default(),
-            true,
-        )
-        .unwrap();
-        assert_eq!(t.issuer, "http://127.0.0.1:9999/realms/consumer");
-        assert_eq!(
-            (t.environment.as_str(), t.client_id.as_str()),
-            ("mock", CLI_CLIENT_ID)
-        );
-        assert_eq!(t.scopes, ["openid", "profile"]);
-    }
-
-    #[test]
-    fn a_profile_issuer_is_not_paired_with_another_environment() {
-        // The person points this run at the mock: the profile's test-environment issuer and
-        // client must not come along.
-        let t = target(
-            &global(&["--environment", "mock"]),
-            &env(&[]),
-            &work(),
-            true,
-        )
-        .unwrap();
-        assert_eq!(t.issuer, "http://127.0.0.1:8080/realms/consumer");
-        assert_eq!(t.client_id, CLI_CLIENT_ID);
-        // Production with no known identity provider says what to set.
-        let err = target(
-            &global(&["--environment", "production"]),
-            &env(&[]),
-            &work(),
-            true,
-        )
-        .unwrap_err();
-        let message = err.message().unwrap();
-        assert!(
-            message.contains("CREDITDATA_PRODUCTION_ISSUER") && message.contains("--issuer"),
-            "{message}"
-        );
-        // --client-id names the sign-in client only for `login`.
-        let t = target(
-            &global(&["--client-id", "other"]),
-            &env(&[]),
-            &work(),
-            false,
-        )
-        .unwrap();
-        assert_eq!(t.client_id, "bank-cli");
-    }
 }

@@ -19,6 +19,9 @@
 //!   `#[doc(hidden)]`: the crate root's `Error` is the client's own (it shadows the glob
 //!   re-export of the generated module), but rustdoc would document progenitor's beside it, as if
 //!   a call could return either.
+//! - progenitor's `Client::new` and `Client::new_with_client`, which take the runtime's state
+//!   (`ClientState`, plumbing of the generated code), are `#[doc(hidden)]`: `Client::builder()`
+//!   is the way to make a client.
 
 use std::collections::BTreeMap;
 
@@ -63,6 +66,10 @@ pub fn one_way_to_call(
                     let syn::ImplItem::Fn(method) = impl_item else {
                         continue;
                     };
+                    if RAW_CONSTRUCTORS.contains(&method.sig.ident.to_string().as_str()) {
+                        method.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+                        continue;
+                    }
                     let Some(builder) = returned_builder(&method.sig) else {
                         continue;
                     };
@@ -127,6 +134,8 @@ fn hide_progenitor_error(items: &mut Vec<syn::Item>) {
         );
     }
 }
+/// progenitor's constructors of `Client`, which take the runtime's state.
+const RAW_CONSTRUCTORS: &[&str] = &["new", "new_with_client"];
 
 /// The last identifier of a path type (`super::Client` → `Client`), or "".
 pub(crate) fn type_name(ty: &syn::Type) -> String {
@@ -313,6 +322,9 @@ mod tests {
                    .send()\n    .await;\n```";
         syn::parse2(quote! {
             impl Client {
+                pub fn new(baseurl: &str, inner: crate::runtime::ClientState) -> Self {
+                    todo!()
+                }
                 #[doc = #doc]
                 pub fn get_session(&self) -> builder::GetSession<'_> {
                     builder::GetSession::new(self)
@@ -351,6 +363,15 @@ mod tests {
             "{text}"
         );
         assert!(compact.contains("#[doc(hidden)]pubasyncfnsend"), "{text}");
+        // The constructor taking the runtime's state is plumbing: hidden, still callable.
+        assert!(
+            compact.contains("#[doc(hidden)]pubfnnew(baseurl:&str"),
+            "{text}"
+        );
+        assert!(
+            !compact.contains("#[doc(hidden)]pubfnget_session"),
+            "{text}"
+        );
     }
 
     #[test]

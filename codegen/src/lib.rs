@@ -17,6 +17,7 @@ pub mod fetch;
 pub mod field_messages;
 pub mod forward_compatible;
 pub mod generate;
+pub mod issuers;
 pub mod lean_requests;
 pub mod links;
 pub mod open_enums;

@@ -39,6 +39,8 @@ pub struct Layout {
     pub surface: PathBuf,
     /// The session's datasets, named and read ([`crate::datasets`]).
     pub datasets: PathBuf,
+    /// The security schemes' issuers ([`crate::issuers`]).
+    pub issuers: PathBuf,
 }
 
 impl Layout {
@@ -49,6 +51,7 @@ impl Layout {
             generated: "generated-client/src/generated.rs".into(),
             surface: "generated-client/SURFACE.md".into(),
             datasets: "generated-client/src/generated_datasets.rs".into(),
+            issuers: "generated-client/src/generated_issuers.rs".into(),
         }
     }
 
@@ -59,6 +62,7 @@ impl Layout {
             generated: "generated.rs".into(),
             surface: "SURFACE.md".into(),
             datasets: "generated_datasets.rs".into(),
+            issuers: "generated_issuers.rs".into(),
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct Outputs {
     pub generated: Generated,
     /// `generated_datasets.rs`, header included.
     pub datasets: String,
+    /// `generated_issuers.rs`, header included.
+    pub issuers: String,
     /// What the stages noticed but did not refuse (lenient overlay misses, down-convert drops).
     pub warnings: Vec<String>,
     /// Number of overlay files applied.
@@ -95,6 +101,7 @@ impl Outputs {
                 surface_markdown(&self.generated.surface),
             ),
             (layout.datasets.clone(), self.datasets.clone()),
+            (layout.issuers.clone(), self.issuers.clone()),
         ]
     }
 }
@@ -194,11 +201,13 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         Err(error) => return Err(error.into()),
     };
     let datasets = datasets::generate(&effective, &generated.success_types, &header)?;
+    let issuers = crate::issuers::generate(&effective, &header);
     Ok(Outputs {
         effective,
         plan,
         generated,
         datasets,
+        issuers,
         warnings,
         overlay_files: overlays.len(),
         derived,

@@ -96,31 +96,6 @@ impl Stream for CappedBody {
     }
 }
 
-/// Why a body could not be read whole.
-#[derive(Debug)]
-pub(crate) enum LimitedReadError {
-    /// It is longer than the limit (in bytes).
-    TooLarge(u64),
-    /// The connection failed or timed out.
-    Transport(reqwest::Error),
-}
-
-/// Reads the whole body of `response`, at most `limit` bytes of it.
-pub(crate) async fn read_limited(
-    response: reqwest::Response,
-    limit: u64,
-) -> Result<Bytes, LimitedReadError> {
-    let response = limit_body(response, limit)
-        .map_err(|exceeded| LimitedReadError::TooLarge(exceeded.limit))?;
-    response
-        .bytes()
-        .await
-        .map_err(|error| match body_limit_exceeded(&error) {
-            Some(limit) => LimitedReadError::TooLarge(limit),
-            None => LimitedReadError::Transport(error),
-        })
-}
-
 /// Whether `error` (a body read) stopped at a body-size limit, and which.
 pub(crate) fn body_limit_exceeded(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);

@@ -58,7 +58,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use reqwest::StatusCode;
 
-use crate::auth::AuthError;
+use crate::auth::error::AuthError;
 use crate::body_limits::body_limit_exceeded;
 use crate::types::ProblemDetails;
 use crate::urls::redact_reqwest;

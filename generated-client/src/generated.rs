@@ -7787,6 +7787,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
+    #[doc(hidden)]
     pub fn new(baseurl: &str, inner: crate::runtime::ClientState) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
@@ -7803,6 +7804,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
+    #[doc(hidden)]
     pub fn new_with_client(
         baseurl: &str,
         client: reqwest::Client,

@@ -12,7 +12,7 @@
 //!   timeouts, retries;
 //! - [`auth`]: static bearer token or OAuth2 client credentials (token URL or OpenID Connect
 //!   issuer), cached, refreshed ahead of expiry, fetched once for any number of waiting calls;
-//! - `sign_in` (feature `sign-in`, on by default): a person signs in through the browser
+//! - `sign_in` (feature `sign-in`, off by default): a person signs in through the browser
 //!   (Authorization Code with PKCE), and calls carry their token, refreshed with their refresh
 //!   token; signing out;
 //! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
@@ -128,13 +128,17 @@ mod generated;
 #[allow(rustdoc::all)]
 mod generated_datasets;
 
+// The security schemes' issuers, written by the generator (prettyplease is not involved, but
+// the file is still the generator's to format).
+#[rustfmt::skip]
+mod generated_issuers;
+
 pub mod auth;
 mod body_limits;
 pub mod config;
 pub mod download;
+mod environment;
 pub mod error;
-#[cfg(feature = "oauth2")]
-mod identity_http;
 pub mod limits;
 pub mod operation;
 pub mod paging;

@@ -98,13 +98,18 @@ pub trait Operation: Sized {
 
     /// For a JSON body that failed to decode: the path (`sessions[2].createdAtUtc`) where it
     /// failed. Generated for JSON operations; `None` otherwise.
+    // Plumbing of the generated code: `call` uses it; hidden from the documented API.
+    #[doc(hidden)]
     fn locate_decode_error(body: &[u8]) -> Option<String> {
         let _ = body;
         None
     }
 }
 
-/// Decodes `body` as `T` again, tracking the path, to say where it failed.
+/// Decodes `body` as `T` again, tracking the path, to say where it failed. What the generated
+/// `Operation::locate_decode_error`s call: plumbing, public only because generated code in
+/// other modules names it, and hidden from the documented API.
+#[doc(hidden)]
 pub fn locate_decode_error<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<String> {
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {

@@ -439,15 +439,6 @@ impl RateLimiter {
     }
 }
 
-impl crate::Client {
-    /// The rate limiter every attempt of this client and its clones waits for, when one was
-    /// configured ([`ClientBuilder::rate_limit`](crate::ClientBuilder::rate_limit)): its
-    /// [`status`](RateLimiter::status) tells progress displays how fast they may expect to go.
-    pub fn rate_limiter(&self) -> Option<&RateLimiter> {
-        progenitor_client::ClientInfo::inner(self).rate_limiter()
-    }
-}
-
 /// A governor limiter for `rate` requests per second: the configured burst at the configured
 /// rate, one at a time below it.
 fn governor_for(limit: &RateLimit, rate: f64) -> Gcra {

@@ -7,12 +7,12 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::regen::{self, workspace_root};
-use crate::{conformance, consumer_app, quickstart, release_day};
+use crate::{conformance, consumer_app, layers, quickstart, release_day};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
-    /// Skip these steps (repeatable): fmt, clippy, client-minimal, check, test, conformance,
-    /// quickstart, consumer-app, release-day.
+    /// Skip these steps (repeatable): fmt, clippy, client-minimal, layers, package, check,
+    /// test, conformance, quickstart, consumer-app, release-day.
     #[arg(long, value_name = "STEP")]
     skip: Vec<String>,
 }
@@ -73,6 +73,26 @@ fn steps() -> Vec<Step> {
                 "--",
                 "-D",
                 "warnings",
+            ]),
+        },
+        // The client's modules import only their own layer and those below (xtask/src/layers.rs).
+        Step {
+            name: "layers",
+            run: Box::new(layers::run),
+        },
+        // The client as a registry would receive it: `cargo package` builds the packaged crate
+        // alone (its verify step, offline), so a file it includes from outside the crate, or a
+        // dependency only the workspace provides, fails here. `--allow-dirty`: this checks that
+        // the crate builds, not where its files come from, and release-day runs it on a copy with
+        // regenerated, uncommitted files.
+        Step {
+            name: "package",
+            run: cargo(&[
+                "package",
+                "-p",
+                "creditdata-client",
+                "--offline",
+                "--allow-dirty",
             ]),
         },
         Step {
@@ -196,8 +216,8 @@ mod tests {
         let e = skipping(&["lint"]).unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown step \"lint\"; steps are: fmt, clippy, client-minimal, check, test, \
-             conformance, quickstart, consumer-app, release-day"
+            "unknown step \"lint\"; steps are: fmt, clippy, client-minimal, layers, package, \
+             check, test, conformance, quickstart, consumer-app, release-day"
         );
     }
 }

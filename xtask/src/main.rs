@@ -18,6 +18,7 @@ mod conformance;
 mod consumer_app;
 mod drift;
 mod fetch;
+mod layers;
 mod mock;
 mod quickstart;
 mod regen;

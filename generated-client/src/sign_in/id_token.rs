@@ -9,7 +9,7 @@ use subtle::ConstantTimeEq as _;
 
 use super::provider::{IdentityProvider, ProviderMetadata};
 use super::{SignInError, SignedInUser};
-use crate::auth::AuthError;
+use crate::auth::error::AuthError;
 
 /// The algorithms the client verifies: the one the mock and Keycloak-style providers use, and
 /// OpenID Connect's default. Symmetric algorithms (a public client has no secret to verify an

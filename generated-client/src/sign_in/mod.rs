@@ -83,7 +83,8 @@ use oauth2::{
 use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq as _;
 
-use crate::auth::AuthError;
+use crate::auth::error::AuthError;
+use crate::auth::identity_http::shorten;
 
 pub use provider::{CLI_CLIENT_ID, IdentityProvider};
 pub use store::{
@@ -218,7 +219,7 @@ impl AuthorizationErrorKind {
             "unsupported_response_type" => AuthorizationErrorKind::UnsupportedResponseType,
             "server_error" => AuthorizationErrorKind::ServerError,
             "temporarily_unavailable" => AuthorizationErrorKind::TemporarilyUnavailable,
-            other => AuthorizationErrorKind::Other(crate::auth::shorten(other)),
+            other => AuthorizationErrorKind::Other(shorten(other)),
         }
     }
 }
@@ -396,7 +397,7 @@ impl PendingSignIn {
         if let Some(error) = error {
             return Verdict::Failed(SignInError::Authorization {
                 kind: AuthorizationErrorKind::from_code(error),
-                description: description.map(crate::auth::shorten),
+                description: description.map(shorten),
             });
         }
         match code {

@@ -4,8 +4,8 @@
 //! Every request to the identity provider (discovery, JWKS, token, revocation, end-session)
 //! goes through [`IdentityProvider::send`]: no redirect is followed, `408`, `429` and `5xx` are
 //! [`AuthErrorKind::Unavailable`] whatever the body, a non-JSON error answer is classified by
-//! its status, and no body is read beyond [`MAX_IDENTITY_PROVIDER_BODY`] (`identity_http.rs`,
-//! shared with client credentials). The `oauth2` crate reaches the provider only through
+//! its status, and no body is read beyond [`MAX_IDENTITY_PROVIDER_BODY`] (`auth/identity_http.rs`,
+//! shared with client credentials, discovery included). The `oauth2` crate reaches the provider only through
 //! [`IdentityProvider::oauth_http`], which is that function.
 
 use std::fmt;
@@ -15,11 +15,10 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use tokio::sync::OnceCell;
 
-use crate::auth::{
-    AuthError, AuthErrorKind, IdentityProviderLimits, MAX_IDENTITY_PROVIDER_BODY, shorten,
-};
-pub(crate) use crate::identity_http::oauth_error;
-use crate::identity_http::{OAuthHttp, exchange};
+use crate::auth::error::{AuthError, AuthErrorKind};
+pub(crate) use crate::auth::identity_http::oauth_error;
+use crate::auth::identity_http::{Discovered, DiscoveryDocument, OAuthHttp, discover, exchange};
+use crate::auth::limits::{IdentityProviderLimits, MAX_IDENTITY_PROVIDER_BODY};
 use crate::urls::validate_identity_provider_url;
 
 use super::SignInError;
@@ -78,7 +77,7 @@ impl IdentityProvider {
     /// The identity provider of `environment` ([`crate::Environment::identity_provider`]: the API
     /// description's security scheme, or `CREDITDATA_ISSUER`...), for `client_id`.
     pub fn for_environment(
-        environment: &crate::Environment,
+        environment: &crate::environment::Environment,
         client_id: impl Into<String>,
     ) -> Result<IdentityProvider, SignInError> {
         let urls = environment
@@ -159,94 +158,49 @@ impl IdentityProvider {
             .cloned()
     }
 
+    /// The discovery document ([`discover`], shared with client credentials), with what a
+    /// sign-in needs of it beyond a token endpoint.
     async fn discover(&self) -> Result<ProviderMetadata, AuthError> {
-        let url = format!("{}/.well-known/openid-configuration", self.issuer());
-        let discovery_error =
-            |why: String| AuthError::new(AuthErrorKind::Discovery, format!("{url}: {why}"));
-        let request = self
-            .inner
-            .http
-            .get(&url)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .build()
-            .map_err(AuthError::unreachable)?;
-        let body = self
-            .send(request, "the discovery document")
-            .await
-            .map_err(|e| match e.kind {
-                AuthErrorKind::InvalidResponse => discovery_error(
-                    e.description
-                        .unwrap_or_else(|| "not a discovery document".into()),
-                ),
-                _ => e,
-            })?;
-        let document: DiscoveryDocument =
-            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&body))
-                .map_err(|e: serde_path_to_error::Error<serde_json::Error>| {
-                    discovery_error(format!(
-                        "not a usable discovery document ({:?} error at `{}`)",
-                        e.inner().classify(),
-                        e.path()
-                    ))
-                })?;
-        // OpenID Connect Discovery 1.0, §4.3: the document must be the configured issuer's own.
-        if document.issuer.trim_end_matches('/') != self.issuer() {
-            return Err(discovery_error(format!(
-                "the document is for issuer {:?}, not the configured issuer; it is refused",
-                shorten(&document.issuer)
-            )));
-        }
-        let endpoint = |what: &str, url: &str| {
-            validate_identity_provider_url(what, url)
-                .map_err(discovery_error)
-                .map(|u| u.to_string())
+        let found: Discovered<SignInDocument> =
+            discover(&self.inner.http, self.inner.limits, self.issuer()).await?;
+        let document = &found.document;
+        let required = |what: &str, member: &str, url: &Option<String>| {
+            found
+                .endpoint(what, url.as_deref())?
+                .ok_or_else(|| found.error(&format!("no {member} member")))
         };
-        let optional = |what: &str, url: &Option<String>| {
-            url.as_deref().map(|url| endpoint(what, url)).transpose()
-        };
-        let algorithms = document
-            .id_token_signing_alg_values_supported
-            // OpenID Connect Discovery 1.0, §3: RS256 is the default when none is listed.
-            .unwrap_or_else(|| vec!["RS256".into()]);
         if let Some(methods) = &document.code_challenge_methods_supported
             && !methods.iter().any(|m| m == "S256")
         {
-            return Err(discovery_error(
-                "the provider does not offer PKCE with S256 (code_challenge_methods_supported)"
-                    .into(),
+            return Err(found.error(
+                "the provider does not offer PKCE with S256 (code_challenge_methods_supported)",
             ));
         }
         Ok(ProviderMetadata {
-            authorization_endpoint: endpoint(
+            authorization_endpoint: required(
                 "its authorization_endpoint",
-                document
-                    .authorization_endpoint
-                    .as_deref()
-                    .ok_or_else(|| discovery_error("no authorization_endpoint member".into()))?,
+                "authorization_endpoint",
+                &document.authorization_endpoint,
             )?,
-            token_endpoint: endpoint(
+            token_endpoint: required(
                 "its token_endpoint",
-                document
-                    .token_endpoint
-                    .as_deref()
-                    .ok_or_else(|| discovery_error("no token_endpoint member".into()))?,
+                "token_endpoint",
+                &document.token_endpoint,
             )?,
-            jwks_uri: endpoint(
-                "its jwks_uri",
-                document
-                    .jwks_uri
-                    .as_deref()
-                    .ok_or_else(|| discovery_error("no jwks_uri member".into()))?,
-            )?,
-            revocation_endpoint: optional(
+            jwks_uri: required("its jwks_uri", "jwks_uri", &document.jwks_uri)?,
+            revocation_endpoint: found.endpoint(
                 "its revocation_endpoint",
-                &document.revocation_endpoint,
+                document.revocation_endpoint.as_deref(),
             )?,
-            end_session_endpoint: optional(
+            end_session_endpoint: found.endpoint(
                 "its end_session_endpoint",
-                &document.end_session_endpoint,
+                document.end_session_endpoint.as_deref(),
             )?,
-            id_token_algorithms: algorithms,
+            // OpenID Connect Discovery 1.0, §3: RS256 is the default when none is listed.
+            id_token_algorithms: document
+                .id_token_signing_alg_values_supported
+                .clone()
+                .unwrap_or_else(|| vec!["RS256".into()]),
             iss_in_authorization_response: document
                 .authorization_response_iss_parameter_supported
                 .unwrap_or(false),
@@ -312,9 +266,10 @@ pub(crate) struct ProviderMetadata {
     pub(crate) iss_in_authorization_response: bool,
 }
 
+/// What a sign-in reads of a discovery document.
 #[derive(serde::Deserialize)]
-struct DiscoveryDocument {
-    issuer: String,
+struct SignInDocument {
+    issuer: Option<String>,
     authorization_endpoint: Option<String>,
     token_endpoint: Option<String>,
     jwks_uri: Option<String>,
@@ -323,4 +278,10 @@ struct DiscoveryDocument {
     id_token_signing_alg_values_supported: Option<Vec<String>>,
     code_challenge_methods_supported: Option<Vec<String>>,
     authorization_response_iss_parameter_supported: Option<bool>,
+}
+
+impl DiscoveryDocument for SignInDocument {
+    fn issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
+    }
 }

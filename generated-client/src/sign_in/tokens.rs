@@ -19,7 +19,11 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::provider::{IdentityProvider, ProviderMetadata, oauth_error};
 use super::{SignInError, StoredSignIn, TokenStore, TokenStoreError};
-use crate::auth::{AccessToken, AuthError, AuthErrorKind, MAX_TOKEN_LIFETIME, REFRESH_MARGIN};
+use crate::auth::access_token::AccessToken;
+use crate::auth::error::{AuthError, AuthErrorKind};
+use crate::auth::identity_http::shorten;
+use crate::auth::limits::MAX_TOKEN_LIFETIME;
+use crate::auth::token::{FetchFuture, FetchToken, Fetched, REFRESH_MARGIN};
 
 /// The members of an OpenID Connect token answer beyond RFC 6749's.
 #[derive(Clone, serde::Deserialize, serde::Serialize)]
@@ -73,7 +77,7 @@ pub(crate) fn check_bearer(answer: &OidcTokenResponse) -> Result<(), AuthError> 
             AuthErrorKind::InvalidResponse,
             format!(
                 "the token endpoint issued a token of type {:?}, not Bearer",
-                crate::auth::shorten(other.as_ref())
+                shorten(other.as_ref())
             ),
         )),
     }
@@ -105,6 +109,12 @@ impl fmt::Debug for UserTokens {
     }
 }
 
+impl FetchToken for UserTokens {
+    fn fetch(&self, after_rejection: bool) -> FetchFuture<'_> {
+        Box::pin(self.token(after_rejection))
+    }
+}
+
 impl UserTokens {
     pub(crate) fn new(store: Arc<dyn TokenStore>, provider: IdentityProvider) -> Self {
         UserTokens {
@@ -117,10 +127,7 @@ impl UserTokens {
 
     /// An access token and its remaining lifetime. `after_rejection`: the service refused
     /// the current one, so the stored access token is not offered again.
-    pub(crate) async fn token(
-        &self,
-        after_rejection: bool,
-    ) -> Result<(AccessToken, Option<Duration>), AuthError> {
+    async fn token(&self, after_rejection: bool) -> Result<Fetched, AuthError> {
         let stored = self.current().await?;
         if stored.issuer.trim_end_matches('/') != self.provider.issuer()
             || stored.client_id != self.provider.client_id()

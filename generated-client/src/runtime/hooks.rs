@@ -1,186 +1,25 @@
-//! The state every generated `Client` carries, and its `ClientHooks`: authentication, retries,
-//! timeouts, error capture and tracing for every call.
-//!
-//! progenitor calls `pre`, `exec` and `post` around each request. Everything happens in `exec`,
-//! which owns the request: it adds the bearer token, sends, retries what the
-//! [`RetryPolicy`] allows, refreshes the token once after a 401, and turns every failure (an
-//! error status, a transport failure, no token) into a typed [`Error`]. progenitor's hooks can only return responses, so the error travels in the
-//! extensions of a synthesized response that `post` hands back as `Error::UnexpectedResponse`;
-//! `From<progenitor_client::Error<_>> for Error` unpacks it. The generated code therefore never
-//! decodes an error body itself: body-less 401/403/404/500s and HTML pages from proxies keep
-//! their status and body.
-//!
-//! # Success bodies
-//!
-//! A success body is read by the generated code after `exec` returns. For JSON calls the
-//! per-attempt timeout ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout))
-//! still covers it (reqwest applies a request's timeout to its body). A JSON body that breaks
-//! off half-way is reported ([`Error::Transport`] or [`Error::Timeout`]) but not retried:
-//! reading it inside `exec` to make that retryable, and handing the generated code a rebuilt
-//! response, was measured to cost 4–5 % per call against a hand-written `reqwest` call
-//! (`benches/client_overhead.rs`), more than this rare case is worth.
-//!
-//! # Limits and redirects
-//!
-//! JSON success bodies are read with a size limit
-//! ([`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body), default
-//! [`DEFAULT_MAX_RESPONSE_BODY`]): a body that declares
-//! a larger `Content-Length` is refused unread, one without a length is cut off at the limit,
-//! both with [`Error::ResponseTooLarge`]. Error bodies keep at most
-//! [`MAX_ERROR_BODY`] bytes.
-//!
-//! The HTTP client the builder makes follows a redirect only within the service's origin
-//! ([`same_origin_redirects`]); a redirect elsewhere ends the call with [`Error::Redirect`], so
-//! the access token and a request body (a consumer's e-mail) never leave that origin. An answer
-//! that nevertheless comes from another origin (an HTTP client given with
-//! [`ClientBuilder::http_client`](crate::ClientBuilder::http_client) that follows redirects
-//! freely) is refused with [`Error::InvalidResponse`].
-//!
-//! # Path parameters
-//!
-//! The generated code turns every path parameter into one path segment with `path_segment`
-//! (the generator puts it where progenitor wrote `encode_path`): a value that is empty, `.` or
-//! `..`, contains `/`, `\`, `%` or a control character, or equals a literal segment another
-//! operation has at the same place (`account_statement_id("transactions")`), is refused with
-//! [`Error::InvalidRequest`] naming the parameter, before anything is sent. The generator refuses
-//! to write a URL any of whose values does not go through it (`codegen/src/lean_requests.rs`),
-//! so the path of every request has its operation's shape by construction: URL resolution has
-//! no `.`, `..`, empty segment or separator to act on, and no request is checked again here.
-//!
-//! # Tracing
-//!
-//! Each call runs in an `INFO` span named `creditdata.call` with the fields `operation` (the
-//! operationId) and `method`, and, recorded when the call ends, `attempt` (attempts made, the
-//! retry after a 401 included), `status` (the last HTTP status, absent when none arrived) and
-//! `duration_ms` (until the response headers arrive). Retries, token refreshes and token failures are `DEBUG` events inside it. No field or
-//! event carries a token, a secret, a body or a query value (errors show URLs with the names of
-//! their query parameters only).
+//! progenitor's `ClientHooks` for the generated `Client`, above it: every call's token, attempts,
+//! retries, error capture and tracing span, and [`Client::access_token`] on the same loop.
 
-use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
 use reqwest::header::AUTHORIZATION;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::ClientState;
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
-use crate::body_limits::{DEFAULT_MAX_RESPONSE_BODY, limit_body};
+use crate::body_limits::limit_body;
 use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
 #[cfg(feature = "rate-limit")]
 use crate::rate_limit::{Admission, RateLimiter};
 use crate::retry::{self, RetryPolicy, Retryable};
 use crate::urls::{redact_url, same_origin, shown_location};
-
-/// The `Client`'s inner state (progenitor's "inner type"): credentials, retry policy and
-/// per-request timeout. Cheap to clone; its `Debug` never shows a secret. Built by
-/// [`ClientBuilder::build`](crate::ClientBuilder::build).
-#[derive(Clone)]
-pub struct ClientState {
-    pub(crate) inner: Arc<StateInner>,
-}
-
-pub(crate) struct StateInner {
-    pub(crate) auth: Option<Authenticator>,
-    pub(crate) retry: RetryPolicy,
-    /// Total time allowed for one attempt of a JSON call, body included (downloads are bounded
-    /// by the idle-read timeout of the HTTP client instead, so large files are never cut off).
-    pub(crate) request_timeout: Option<Duration>,
-    /// The most bytes of a JSON success body read.
-    pub(crate) max_response_body: u64,
-    /// The service's base URL, whose origin every answer must come from (`None`: not checked).
-    pub(crate) origin: Option<reqwest::Url>,
-    /// Paces every attempt, shared by the client's clones ([`crate::rate_limit`]).
-    #[cfg(feature = "rate-limit")]
-    pub(crate) rate_limiter: Option<RateLimiter>,
-}
-
-impl fmt::Debug for ClientState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut shown = f.debug_struct("ClientState");
-        shown
-            .field("auth", &self.inner.auth)
-            .field("retry", &self.inner.retry)
-            .field("request_timeout", &self.inner.request_timeout)
-            .field("max_response_body", &self.inner.max_response_body);
-        #[cfg(feature = "rate-limit")]
-        shown.field("rate_limiter", &self.inner.rate_limiter);
-        shown.finish()
-    }
-}
-
-impl ClientState {
-    pub(crate) fn new(
-        auth: Option<Authenticator>,
-        retry: RetryPolicy,
-        request_timeout: Option<Duration>,
-        max_response_body: u64,
-        origin: Option<reqwest::Url>,
-    ) -> Self {
-        ClientState {
-            inner: Arc::new(StateInner {
-                auth,
-                retry,
-                request_timeout,
-                max_response_body,
-                origin,
-                #[cfg(feature = "rate-limit")]
-                rate_limiter: None,
-            }),
-        }
-    }
-
-    #[cfg(feature = "rate-limit")]
-    /// The same state with `limiter` pacing every attempt. Only for a state no clone has seen
-    /// yet (the builder's): a shared one is left as it is.
-    pub(crate) fn with_rate_limiter(mut self, limiter: Option<RateLimiter>) -> Self {
-        if let Some(inner) = Arc::get_mut(&mut self.inner) {
-            inner.rate_limiter = limiter;
-        }
-        self
-    }
-
-    #[cfg(feature = "rate-limit")]
-    /// The rate limiter every attempt waits for, when one is configured.
-    pub fn rate_limiter(&self) -> Option<&RateLimiter> {
-        self.inner.rate_limiter.as_ref()
-    }
-
-    /// The retry policy calls follow.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        &self.inner.retry
-    }
-
-    /// The total time one attempt of a JSON call may take, if bounded.
-    pub fn request_timeout(&self) -> Option<Duration> {
-        self.inner.request_timeout
-    }
-
-    /// The most bytes of a JSON success body the client reads.
-    pub fn max_response_body(&self) -> u64 {
-        self.inner.max_response_body
-    }
-}
-
-impl Default for ClientState {
-    /// No credentials, default retries, no request timeout, the default body limit, answers
-    /// accepted from any origin (nothing is known of the service's).
-    fn default() -> Self {
-        ClientState::new(
-            None,
-            RetryPolicy::default(),
-            None,
-            DEFAULT_MAX_RESPONSE_BODY,
-            None,
-        )
-    }
-}
 
 /// Operations the generated code knows by progenitor's name; anything else (a newer generated
 /// file against an older runtime) is treated as a non-idempotent streamed call: never retried
@@ -472,7 +311,7 @@ impl Client {
     ///   is in flight however many callers (and calls) wait: they all share its outcome.
     /// - **Sign-in**: a stored access token is used while it has more than a minute left;
     ///   otherwise the refresh token is used, and the rotated tokens are saved to the
-    ///   [`TokenStore`](crate::sign_in::TokenStore) before the new token is returned. A refused
+    ///   `sign_in::TokenStore` (feature `sign-in`) before the new token is returned. A refused
     ///   refresh token is [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired),
     ///   as for a call.
     /// - **A static bearer token**: that token, as configured (trimmed).
@@ -606,99 +445,6 @@ impl Client {
     }
 }
 
-/// A redirect policy that follows redirects (at most ten) only within the origin (scheme, host
-/// and port) of the request, and stops at any other: the response of the redirect is then
-/// returned as it is. What the client builder gives its own HTTP client; give it to an HTTP
-/// client of your own ([`ClientBuilder::http_client`](crate::ClientBuilder::http_client)) to
-/// keep the same guarantee. (`reqwest`'s default follows redirects anywhere, removing only the
-/// `Authorization` header across hosts, and re-sends a request body on 307 and 308.)
-pub fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let stays = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| same_origin(first, attempt.url()));
-        if !stays {
-            attempt.stop()
-        } else if attempt.previous().len() > 10 {
-            attempt.error("more than 10 redirects")
-        } else {
-            attempt.follow()
-        }
-    })
-}
-
-/// Characters a path segment carries as they are: RFC 3986's unreserved ones. Everything else
-/// is percent-encoded.
-const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
-/// `value` of path parameter `parameter` as one percent-encoded path segment, or the reason it
-/// cannot be one (see the [module documentation](self)). `reserved` lists the literal segments
-/// other operations have at this parameter's place in the path (compared ignoring ASCII case,
-/// as the service's routing does). The generated code calls this for every path parameter.
-// The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
-#[allow(clippy::result_large_err)]
-pub(crate) fn path_segment<'v, E>(
-    parameter: &'static str,
-    value: &'v str,
-    reserved: &[&str],
-) -> Result<Cow<'v, str>, progenitor_client::Error<E>> {
-    // The common case (a UUID, a plain id) in one pass over the bytes, borrowed as it is:
-    // every byte unreserved means nothing to encode and no `/`, `\`, `%` or control character.
-    if !value.is_empty()
-        && value != "."
-        && value != ".."
-        && value.bytes().all(is_unreserved)
-        && !reserved
-            .iter()
-            .any(|literal| literal.eq_ignore_ascii_case(value))
-    {
-        return Ok(Cow::Borrowed(value));
-    }
-    let problem = if value.is_empty() {
-        Some("is empty".to_string())
-    } else if value == "." || value == ".." {
-        Some(format!("is `{value}`, which URL resolution removes"))
-    } else if let Some(c) = value
-        .chars()
-        .find(|c| matches!(c, '/' | '\\' | '%') || c.is_control())
-    {
-        Some(match c {
-            '%' => "contains `%` (pass ids decoded: the client percent-encodes them)".to_string(),
-            '/' | '\\' => format!("contains `{c}`, which URLs read as a path separator"),
-            c => format!("contains the control character U+{:04X}", u32::from(c)),
-        })
-    } else {
-        reserved
-            .iter()
-            .find(|literal| literal.eq_ignore_ascii_case(value))
-            .map(|literal| {
-                format!(
-                    "is `{literal}`, which is where another operation's path has the literal \
-                     segment `{literal}`: the request would reach that operation"
-                )
-            })
-    };
-    match problem {
-        None => Ok(Cow::Owned(
-            utf8_percent_encode(value, PATH_SEGMENT).to_string(),
-        )),
-        Some(problem) => Err(progenitor_client::Error::InvalidRequest(format!(
-            "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
-             request was not sent"
-        ))),
-    }
-}
-
-/// RFC 3986's unreserved characters, which [`PATH_SEGMENT`] leaves as they are.
-fn is_unreserved(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
-}
-
 /// A success answer with no body: 204, or a `Content-Length` of zero.
 fn is_empty_answer(response: &reqwest::Response) -> bool {
     response.status() == reqwest::StatusCode::NO_CONTENT || response.content_length() == Some(0)
@@ -764,33 +510,12 @@ async fn read_api_error(operation: &'static str, mut response: reqwest::Response
     )))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    type Segment<'v> = Result<Cow<'v, str>, progenitor_client::Error<()>>;
-
-    #[test]
-    fn plain_ids_pass_as_they_are_and_others_are_encoded_or_refused() {
-        let uuid = "6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e";
-        let segment: Segment = path_segment("session_id", uuid, &[]);
-        assert!(matches!(segment, Ok(Cow::Borrowed(s)) if s == uuid));
-        let segment: Segment = path_segment("id", "v1.2..3", &[]);
-        assert!(matches!(segment, Ok(Cow::Borrowed("v1.2..3"))));
-        let segment: Segment = path_segment("id", "a b+ü", &[]);
-        assert_eq!(segment.unwrap(), "a%20b%2B%C3%BC");
-        for refused in ["", ".", "..", "a/b", "a\\b", "a%2e", "a\nb"] {
-            let segment: Segment = path_segment("id", refused, &[]);
-            assert!(
-                matches!(segment, Err(progenitor_client::Error::InvalidRequest(_))),
-                "{refused:?}"
-            );
-        }
-        let segment: Segment =
-            path_segment("account_statement_id", "Transactions", &["transactions"]);
-        assert!(matches!(
-            segment,
-            Err(progenitor_client::Error::InvalidRequest(m)) if m.contains("literal segment `transactions`")
-        ));
+#[cfg(feature = "rate-limit")]
+impl Client {
+    /// The rate limiter every attempt of this client and its clones waits for, when one was
+    /// configured ([`ClientBuilder::rate_limit`](crate::ClientBuilder::rate_limit)): its
+    /// [`status`](crate::rate_limit::RateLimiter::status) tells progress displays how fast they may expect to go.
+    pub fn rate_limiter(&self) -> Option<&RateLimiter> {
+        progenitor_client::ClientInfo::inner(self).rate_limiter()
     }
 }
