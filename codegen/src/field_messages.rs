@@ -15,7 +15,7 @@
 //!   struct field or operation parameter of that type) and the description (the schema there);
 //!   a newtype with no origin fails generation rather than keep a message naming nothing;
 //! - a newtype whose schema says `format: email` (which typify ignores) also refuses what is not
-//!   an e-mail address, through `crate::limits::is_email_address` (the rule the client already
+//!   an e-mail address, through `crate::email::is_email_address` (the rule the client already
 //!   applies before sending, and the mock applies: one crate, `email_address`, without display
 //!   names; the length is the schema's `maxLength`, already checked by typify's code). Driven by
 //!   the description's `format`, never by a type's name;
@@ -436,7 +436,7 @@ fn name_newtype_refusals(
              spaces)"
         );
         let check: syn::Stmt = syn::parse_quote! {
-            if !crate::limits::is_email_address(value) {
+            if !crate::email::is_email_address(value) {
                 return Err(#message.into());
             }
         };
@@ -451,7 +451,7 @@ fn document_email_newtype(types: &mut [syn::Item], newtype: &str, origins: &[Ori
     let doc = format!(
         " `parse()`, `try_from` and deserialisation refuse what is not an e-mail address \
          (`format: email`: an RFC 5321 mailbox without a display name, the rule of \
-         [`is_email_address`](crate::limits::is_email_address)), naming `{}`.",
+         [`is_email_address`](crate::email::is_email_address)), naming `{}`.",
         label(origins)
     );
     for item in types.iter_mut() {
@@ -844,7 +844,7 @@ mod tests {
             "{code}"
         );
         assert!(
-            code.contains("if !crate::limits::is_email_address(value)"),
+            code.contains("if !crate::email::is_email_address(value)"),
             "{code}"
         );
         assert!(

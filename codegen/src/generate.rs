@@ -6,7 +6,7 @@
 //! path-segment encoder every path parameter goes through: see [`crate::path_segments`]),
 //! `crate::operation` (the `Operation` trait and `OperationMeta`, implemented here for every
 //! operation's builder, whose `call()` every builder exposes: see [`crate::call_methods`]) and
-//! `crate::Result`, and `crate::limits::is_email_address` (the `format: email` rule every
+//! `crate::Result`, and `crate::email::is_email_address` (the `format: email` rule every
 //! validating newtype of an e-mail member applies; every refusal names its field: see
 //! [`crate::field_messages`]). Each `send()` builds its request without avoidable allocations
 //! (see [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a

@@ -484,7 +484,7 @@ pub mod types {
     }
     ///Data Subject e-mail, used to contact the subject for Consent.
     ///
-    /// `parse()`, `try_from` and deserialisation refuse what is not an e-mail address (`format: email`: an RFC 5321 mailbox without a display name, the rule of [`is_email_address`](crate::limits::is_email_address)), naming `subjectEmail`.
+    /// `parse()`, `try_from` and deserialisation refuse what is not an e-mail address (`format: email`: an RFC 5321 mailbox without a display name, the rule of [`is_email_address`](crate::email::is_email_address)), naming `subjectEmail`.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct CreateSessionRequestSubjectEmail(::std::string::String);
@@ -508,7 +508,7 @@ pub mod types {
             if value.chars().count() > 254usize {
                 return Err("subjectEmail: longer than 254 characters".into());
             }
-            if !crate::limits::is_email_address(value) {
+            if !crate::email::is_email_address(value) {
                 return Err(
                     "subjectEmail is not an e-mail address (local-part@domain, without a display name or spaces)"
                         .into(),

@@ -137,6 +137,7 @@ pub mod auth;
 mod body_limits;
 pub mod config;
 pub mod download;
+mod email;
 mod environment;
 pub mod error;
 pub mod limits;

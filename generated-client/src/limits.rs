@@ -115,15 +115,7 @@ pub const EMAIL_MEMBERS: &[EmailMember] = &[EmailMember {
     pointer: "/subjectEmail",
 }];
 
-/// Whether `text` is an e-mail address as `format: email` means it: an RFC 5321 mailbox
-/// (`local@domain`, the domain possibly an address literal), without a display name.
-pub fn is_email_address(text: &str) -> bool {
-    email_address::EmailAddress::parse_with_options(
-        text,
-        email_address::Options::default().without_display_text(),
-    )
-    .is_ok()
-}
+pub use crate::email::is_email_address;
 
 /// The first limit `request` (of `operation`, an operationId) breaks, as the error to return
 /// instead of sending it.

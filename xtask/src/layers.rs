@@ -74,6 +74,7 @@ pub const LAYERS: &[(&str, &str)] = &[
 pub const MODULES: &[(&str, usize)] = &[
     ("urls", 0),
     ("body_limits", 0),
+    ("email", 0),
     ("retry", 0),
     ("auth::error", 0),
     ("auth::access_token", 0),
