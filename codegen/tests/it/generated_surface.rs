@@ -174,7 +174,7 @@ fn no_refusal_in_the_generated_code_speaks_of_the_generated_code() {
     }
     // The e-mail member of the description became a newtype that checks its value.
     let emails = generated
-        .matches("crate::limits::is_email_address(value)")
+        .matches("crate::email::is_email_address(value)")
         .count();
     assert!(emails >= 1, "no e-mail newtype checks its value");
 }
