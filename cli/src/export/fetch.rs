@@ -149,17 +149,7 @@ async fn fetch(
         }
         Fetch::SourceFile(source_file) => {
             let decoded = client.source_file_bytes(session_id, *source_file).await?;
-            // The source file's `type` (`XML`, `JSON`...) names its format.
-            let extension = decoded
-                .file_type
-                .as_deref()
-                .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
-                .unwrap_or_default();
-            let job = Job {
-                path: format!("{}{extension}", job.path),
-                ..job.clone()
-            };
-            return write_known(context, dir, &job, decoded.bytes, keep_content).await;
+            return write_known(context, dir, job, decoded.bytes, keep_content).await;
         }
         Fetch::Pdf => {
             client
@@ -237,22 +227,15 @@ async fn write_known(
     })
 }
 
-/// Streams a download into place; files whose kind the path does not say (attachments,
-/// images) get the extension of the server's file name or content type.
+/// Streams a download into place, under the name its listing decided (never the response's:
+/// two files could then share one).
 async fn write_download(
     context: &Context<'_>,
     dir: &Path,
     job: &Job,
     download: Download,
 ) -> Result<Obtained, Missed> {
-    let path = if matches!(job.fetch, Fetch::Attachment(_) | Fetch::Image(..)) {
-        let extension = store::extension_of(download.file_name())
-            .or_else(|| store::extension_for_content_type(download.content_type()))
-            .unwrap_or_default();
-        format!("{}{extension}", job.path)
-    } else {
-        job.path.clone()
-    };
+    let path = job.path.clone();
     let target: PathBuf = dir.join(&path);
     let digested = store::write_stream(&target, download.bytes_stream(), |received| {
         context.progress.bytes(received)

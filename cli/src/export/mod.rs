@@ -31,6 +31,7 @@
 mod fetch;
 mod interrupt;
 mod list;
+mod lock;
 mod manifest;
 mod plan;
 mod progress;
@@ -39,6 +40,7 @@ mod session;
 mod store;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use creditdata_client::{Client, ClientInfo};
 use futures::StreamExt;
@@ -85,7 +87,7 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
         )));
     }
     store::create_private_dir_all(&root.join("sessions")).map_err(local)?;
-    let _lock = store::DirectoryLock::take(&root).map_err(Failure::Usage)?;
+    let _lock = lock::DirectoryLock::take(&root).map_err(Failure::Usage)?;
     store::remove_leftovers(&root, false);
     let rate_limit = args.rate_limit;
     let connection = crate::settings::connect_with(global, |builder| match rate_limit {
@@ -111,12 +113,25 @@ struct Context<'a> {
     /// `--concurrency`: the permits' number.
     concurrency: usize,
     permits: Semaphore,
+    /// `--max-listed-files`: ids taken from one listing of a session.
+    max_listed_files: usize,
+    /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
+    /// plain data in their session's queue, so memory does not grow with a listing's length.
+    live: Semaphore,
+    /// The most files obtained at once during the run (logged with `-v`).
+    peak_live: AtomicUsize,
     /// `true` once the export must stop: Ctrl-C, or a failure no other request can avoid.
     stop: watch::Sender<bool>,
     progress: &'a Progress,
 }
 
 impl Context<'_> {
+    /// Notes that one more file is being obtained.
+    fn note_live(&self) {
+        let live = self.concurrency - self.live.available_permits();
+        self.peak_live.fetch_max(live, Ordering::Relaxed);
+    }
+
     fn stopping(&self) -> bool {
         *self.stop.borrow()
     }
@@ -145,6 +160,9 @@ async fn export(
         include_deprecated: args.include_deprecated,
         concurrency: usize::from(args.concurrency),
         permits: Semaphore::new(usize::from(args.concurrency)),
+        max_listed_files: usize::try_from(args.max_listed_files).unwrap_or(usize::MAX),
+        live: Semaphore::new(usize::from(args.concurrency)),
+        peak_live: AtomicUsize::new(0),
         stop,
         progress: &progress,
     };
@@ -229,6 +247,11 @@ async fn export(
         progress.note(interrupt::NOTICE);
     }
     let interrupted = fatal.is_none() && context.stopping();
+    tracing::info!(
+        files_obtained_at_once = context.peak_live.load(Ordering::Relaxed),
+        concurrency = context.concurrency,
+        "export: the most files obtained at once"
+    );
     progress.finish(&totals.to_json(), interrupted);
 
     let rate_limiter = client.inner().rate_limiter().map(|limiter| {

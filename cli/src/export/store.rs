@@ -24,79 +24,8 @@ impl StoreError {
     }
 }
 
-/// The export's claim on its directory: one export at a time per directory, since two would
-/// overwrite each other's manifests. Removed when dropped.
-pub struct DirectoryLock {
-    path: PathBuf,
-}
-
-/// The lock file's name in the export directory.
-pub const LOCK_FILE: &str = ".creditdata-export.lock";
-
-impl DirectoryLock {
-    /// Takes the lock of `root`, or says which process holds it. A lock left by a process that
-    /// no longer runs (a crash, a second Ctrl-C) is taken over.
-    pub fn take(root: &Path) -> Result<DirectoryLock, String> {
-        let path = root.join(LOCK_FILE);
-        for _ in 0..2 {
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            match options.open(&path) {
-                Ok(mut file) => {
-                    let _ = writeln!(file, "{}", std::process::id());
-                    return Ok(DirectoryLock { path });
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                    let holder = holder.trim();
-                    if holder_is_running(holder) {
-                        return Err(format!(
-                            "{}: another export (process {holder}) is writing into this \
-                             directory; wait for it to end, or export into another directory",
-                            root.display()
-                        ));
-                    }
-                    let _ = std::fs::remove_file(&path);
-                }
-                Err(error) => return Err(format!("{}: {error}", path.display())),
-            }
-        }
-        Err(format!(
-            "{}: cannot take the export lock; if no export is running, remove it",
-            path.display()
-        ))
-    }
-}
-
-impl Drop for DirectoryLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// Whether the process named in a lock file runs. Where that cannot be known (not Linux), a
-/// lock is taken to be held: the message then says which file to remove.
-fn holder_is_running(holder: &str) -> bool {
-    let Ok(pid) = holder.parse::<u32>() else {
-        return false;
-    };
-    if pid == std::process::id() {
-        return false;
-    }
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
-}
-
 /// Removes the temporary files a crashed or killed export left in `dir` (and below it, when
-/// `recursive`). Called only while holding the [`DirectoryLock`], so no other export is
+/// `recursive`). Called only while holding the [`super::lock::DirectoryLock`], so no other export is
 /// writing them.
 pub fn remove_leftovers(dir: &Path, recursive: bool) {
     let Ok(entries) = std::fs::read_dir(dir) else {
