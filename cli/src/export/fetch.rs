@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::Context;
 use super::manifest::FileEntry;
 use super::plan::{Fetch, Job};
-use super::store::{self, StoreError, WriteStreamError};
+use super::store::{StoreError, WriteStreamError};
 use crate::failure::Failure;
 
 /// A file that is complete on disk.
@@ -75,7 +75,11 @@ pub async fn obtain(
     let mut repaired = false;
     if let Some(entry) = earlier {
         let path = dir.join(&entry.path);
-        if let Some(content) = store::verify_off_thread(path, entry.digest(), keep_content).await {
+        if let Some(content) = context
+            .tree
+            .verify_off_thread(path, entry.digest(), keep_content)
+            .await
+        {
             let kept = Obtained {
                 entry,
                 fetched: false,
@@ -210,7 +214,10 @@ async fn write_known(
     content: Vec<u8>,
     keep_content: bool,
 ) -> Result<Obtained, Missed> {
-    let digested = store::write_bytes(&dir.join(&job.path), &content).await?;
+    let digested = context
+        .tree
+        .write_bytes(&dir.join(&job.path), &content)
+        .await?;
     context.progress.bytes(digested.bytes);
     Ok(Obtained {
         entry: FileEntry {
@@ -237,10 +244,12 @@ async fn write_download(
 ) -> Result<Obtained, Missed> {
     let path = job.path.clone();
     let target: PathBuf = dir.join(&path);
-    let digested = store::write_stream(&target, download.bytes_stream(), |received| {
-        context.progress.bytes(received)
-    })
-    .await?;
+    let digested = context
+        .tree
+        .write_stream(&target, download.bytes_stream(), |received| {
+            context.progress.bytes(received)
+        })
+        .await?;
     Ok(Obtained {
         entry: FileEntry {
             key: job.key.clone(),

@@ -12,6 +12,7 @@ use super::manifest::{
     SessionState,
 };
 use super::plan;
+use super::store::Tree;
 use crate::failure::Failure;
 use crate::output::Output;
 
@@ -68,6 +69,7 @@ impl SessionReport {
     /// interrupted and every provider had given its final answer.
     pub async fn record(
         &mut self,
+        tree: &Tree,
         dir: &Path,
         include_deprecated: bool,
         expected: &[String],
@@ -96,7 +98,7 @@ impl SessionReport {
             failed: self.failures.clone(),
             skipped: plan::skipped_datasets(include_deprecated),
         };
-        if let Err(error) = manifest.save(dir).await {
+        if let Err(error) = manifest.save(tree, dir).await {
             self.index.complete = false;
             self.fatal.get_or_insert(super::local(error));
         }

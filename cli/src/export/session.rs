@@ -27,17 +27,18 @@ use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
 /// rest, then writes its manifest (also when stopped half-way, listing what is complete).
 pub async fn export_session(context: &Context<'_>, session: Session) -> SessionReport {
     let id = session.id;
-    let dir = context.root.join(format!("sessions/{id}"));
+    // Relative to the tree, which opens it without following links.
+    let dir = Path::new("sessions").join(id.to_string());
     let status = serde_json::to_value(&session.customer_progress_status)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let mut report = SessionReport::new(id, status);
-    if let Err(error) = store::create_private_dir_all(&dir) {
+    if let Err(error) = context.tree.create_dir_all(&dir) {
         report.fatal = Some(local(error));
         return report;
     }
-    store::remove_leftovers(&dir, true);
+    context.tree.remove_leftovers(&dir, true);
     let record = match serde_json::to_vec_pretty(&session) {
         Ok(record) => record,
         Err(error) => {
@@ -47,7 +48,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             return report;
         }
     };
-    let mut previous = SessionManifest::load(&dir, id);
+    let mut previous = SessionManifest::load(context.tree, &dir, id);
     // A session that changed since the last run (its status, its packages...) may have other
     // data now: nothing of the last run is trusted.
     let record_digest = store::digest_of(&record);
@@ -82,7 +83,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
     // are being obtained at once (`Context::live`).
     let mut queue: VecDeque<(Job, Option<FileEntry>)> = VecDeque::new();
     let kept = if settled_before {
-        keep_datasets(&dir, &plan.datasets, &previous).await
+        keep_datasets(context.tree, &dir, &plan.datasets, &previous).await
     } else {
         None
     };
@@ -226,6 +227,7 @@ async fn read_datasets(context: &Context<'_>, id: uuid::Uuid) -> Result<SessionD
 /// The datasets of the last run, when every one of them still verifies (with its readiness
 /// recorded); `None` as soon as one does not, and then they are all read again.
 async fn keep_datasets(
+    tree: &store::Tree,
     dir: &Path,
     files: &[DatasetFile],
     previous: &Previous,
@@ -234,9 +236,9 @@ async fn keep_datasets(
     for file in files {
         let entry = previous.entries.get(&file.key)?;
         entry.readiness.as_ref()?;
-        let content =
-            store::verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
-                .await?;
+        let content = tree
+            .verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
+            .await?;
         kept.push((
             file.clone(),
             Obtained {
@@ -356,6 +358,7 @@ impl SessionRun<'_, '_> {
         let mut report = self.report;
         report
             .record(
+                self.context.tree,
                 self.dir,
                 self.context.include_deprecated,
                 expected,

@@ -131,13 +131,15 @@ pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// No temporary (`.creditdata-*.part`) file anywhere in the tree.
+/// No temporary (`.creditdata-*.part`) file anywhere in the tree (the lock file, which names
+/// the last export's process, stays by design).
 pub(crate) fn assert_no_partial_file(root: &Path) {
     let partial: Vec<_> = files_under(root)
         .into_iter()
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            name.starts_with(".creditdata-") || name.ends_with(".part")
+            (name.starts_with(".creditdata-") || name.ends_with(".part"))
+                && p.as_os_str() != ".creditdata-export.lock"
         })
         .collect();
     assert!(partial.is_empty(), "partial files left: {partial:?}");

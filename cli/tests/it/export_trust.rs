@@ -1,5 +1,6 @@
 //! Export against local attackers and hostile listings (issue 21): memory bounded whatever a
-//! listing says, one name per file, one export per directory, nothing written outside the tree.
+//! listing says, one name per file, one export per directory, nothing written outside the tree
+//! (the last two through Unix's locks, links and FIFOs).
 
 use std::sync::Arc;
 
@@ -9,7 +10,6 @@ use axum::response::Response;
 use creditdata_mock::MockServer;
 use creditdata_mock::realism::Realism;
 use serde_json::{Value, json};
-use tokio::sync::watch;
 
 use crate::export::{
     assert_status, completed_sessions, creditdata, mock_with, summary, vars, verified_manifests,
@@ -245,7 +245,16 @@ async fn item_8_two_files_never_share_a_name() {
 
 /// A service on 127.0.0.1 that is the mock, but holds every request until `release` turns
 /// `true`; `arrived` turns `true` at the first one.
-async fn gate(mock: &MockServer) -> (String, watch::Receiver<bool>, watch::Sender<bool>) {
+#[cfg(unix)]
+async fn gate(
+    mock: &MockServer,
+) -> (
+    String,
+    tokio::sync::watch::Receiver<bool>,
+    tokio::sync::watch::Sender<bool>,
+) {
+    use tokio::sync::watch;
+
     let upstream = mock.base_url().trim_end_matches('/').to_string();
     let (arrived, arrived_rx) = watch::channel(false);
     let (release, release_rx) = watch::channel(false);
@@ -287,6 +296,7 @@ async fn gate(mock: &MockServer) -> (String, watch::Receiver<bool>, watch::Sende
 
 /// Item 7: while one export runs, a second into the same directory is refused with a clear
 /// message; a lock file left behind (empty, or naming a process long gone) blocks nothing.
+#[cfg(unix)]
 #[tokio::test]
 async fn item_7_one_export_per_directory_really() {
     let mock = mock_with(Realism::new()).await;
@@ -348,5 +358,121 @@ async fn item_7_one_export_per_directory_really() {
     drop(holder);
     let taken = creditdata(work.path(), &vars(&mock, mock.base_url()), &args).await;
     assert_status(&taken, 0);
+    verified_manifests(&root);
+}
+
+/// Every file below `dir`, following nothing.
+#[cfg(unix)]
+fn anything_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect()
+}
+
+/// Item 6: a link at `OUT/sessions/ID`, or one level below, is refused and nothing is written
+/// where it points; a directory others can write is refused.
+#[cfg(unix)]
+#[tokio::test]
+async fn item_6_export_writes_only_inside_its_tree() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let vars = vars(&mock, mock.base_url());
+    let args = [
+        "export",
+        "--out",
+        "tree",
+        "--status",
+        "completed-by-customer",
+        "--output",
+        "json",
+    ];
+    let root = work.path().join("tree");
+    let sessions = root.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let elsewhere = work.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+
+    // The session's directory is a link to elsewhere.
+    symlink(&elsewhere, sessions.join(&ids[0])).unwrap();
+    let linked = creditdata(work.path(), &vars, &args).await;
+    assert_status(&linked, 1);
+    let stderr = String::from_utf8_lossy(&linked.stderr);
+    assert!(stderr.contains("never through links"), "{stderr}");
+    assert!(
+        anything_in(&elsewhere).is_empty(),
+        "written through the link"
+    );
+
+    // One level below: the session's attachments.
+    std::fs::remove_file(sessions.join(&ids[0])).unwrap();
+    std::fs::create_dir(sessions.join(&ids[0])).unwrap();
+    symlink(&elsewhere, sessions.join(&ids[0]).join("attachments")).unwrap();
+    let below = creditdata(work.path(), &vars, &args).await;
+    assert_status(&below, 1);
+    let stderr = String::from_utf8_lossy(&below.stderr);
+    assert!(stderr.contains("never through links"), "{stderr}");
+    assert!(
+        anything_in(&elsewhere).is_empty(),
+        "written through the link"
+    );
+
+    // A tree others can write into.
+    std::fs::remove_file(sessions.join(&ids[0]).join("attachments")).unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let shared = creditdata(work.path(), &vars, &args).await;
+    assert_status(&shared, 2);
+    let stderr = String::from_utf8_lossy(&shared.stderr);
+    assert!(stderr.contains("others can write"), "{stderr}");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+
+    let clean = creditdata(work.path(), &vars, &args).await;
+    assert_status(&clean, 0);
+    verified_manifests(&root);
+    assert!(anything_in(&elsewhere).is_empty());
+}
+
+/// Item 6: a FIFO where a verified file was makes the rerun say so and fetch the file again,
+/// never wait on the FIFO (a watchdog fails the test instead of hanging).
+#[cfg(unix)]
+#[tokio::test]
+async fn item_6_verify_reports_a_fifo_and_does_not_block() {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let vars = vars(&mock, mock.base_url());
+    let args = [
+        "export",
+        "--out",
+        "tree",
+        "--status",
+        "completed-by-customer",
+        "--output",
+        "json",
+    ];
+    let root = work.path().join("tree");
+    assert_status(&creditdata(work.path(), &vars, &args).await, 0);
+    let report = root.join("sessions").join(&ids[0]).join("report.pdf");
+    std::fs::remove_file(&report).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &report,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+
+    let rerun = tokio::time::timeout(
+        std::time::Duration::from_secs(300),
+        creditdata(work.path(), &vars, &args),
+    )
+    .await
+    .expect("the rerun blocked on the FIFO");
+    assert_status(&rerun, 0);
+    let stderr = String::from_utf8_lossy(&rerun.stderr);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert!(std::fs::metadata(&report).unwrap().is_file());
     verified_manifests(&root);
 }
