@@ -68,7 +68,7 @@ pub async fn obtain(
     context: &Context<'_>,
     dir: &Path,
     session_id: Uuid,
-    job: Job,
+    mut job: Job,
     earlier: Option<FileEntry>,
 ) -> (Job, Result<Obtained, Missed>) {
     let keep_content = job.lists_files();
@@ -95,14 +95,14 @@ pub async fn obtain(
     // export is stopping: a local write takes a moment, and what was read is then kept.
     let at_hand = matches!(job.fetch, Fetch::Known(_) | Fetch::Dataset(..));
     let result = if at_hand {
-        fetch(context, dir, session_id, &job, keep_content).await
+        fetch(context, dir, session_id, &mut job, keep_content).await
     } else if context.stopping() {
         Err(Missed::Interrupted)
     } else {
         tokio::select! {
             biased;
             () = context.stopped() => Err(Missed::Interrupted),
-            result = fetch(context, dir, session_id, &job, keep_content) => result,
+            result = fetch(context, dir, session_id, &mut job, keep_content) => result,
         }
     };
     let result = result.map(|mut obtained| {
@@ -118,7 +118,7 @@ async fn fetch(
     context: &Context<'_>,
     dir: &Path,
     session_id: Uuid,
-    job: &Job,
+    job: &mut Job,
     keep_content: bool,
 ) -> Result<Obtained, Missed> {
     let client = context.client;
@@ -138,8 +138,10 @@ async fn fetch(
         ),
     };
     let download = match &job.fetch {
-        Fetch::Known(content) | Fetch::Dataset(_, content) => {
-            return write_known(context, dir, job, content.clone(), keep_content).await;
+        Fetch::Known(_) | Fetch::Dataset(..) => {
+            // Moved, not copied: a listing's document can be large.
+            let content = job.take_content();
+            return write_known(context, dir, job, content, keep_content).await;
         }
         Fetch::IdentityImages(verification) => {
             let images = client

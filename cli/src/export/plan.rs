@@ -51,6 +51,14 @@ impl Job {
             _ => false,
         }
     }
+
+    /// The bytes at hand, taken out of the job (which keeps its kind).
+    pub fn take_content(&mut self) -> Vec<u8> {
+        match &mut self.fetch {
+            Fetch::Known(content) | Fetch::Dataset(_, content) => std::mem::take(content),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// What one listing came to: the files it adds (plain data, not yet fetched), and how many of

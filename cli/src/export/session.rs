@@ -104,7 +104,10 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             Ok(read) => {
                 let readiness = read.readiness();
                 run.note_readiness(&readiness);
-                for (dataset, result) in read.to_json() {
+                // The typed answers are dropped before their JSON is rendered to bytes.
+                let all = read.to_json();
+                drop(read);
+                for (dataset, result) in all {
                     let Some(file) = plan.datasets.iter().find(|f| f.dataset == dataset) else {
                         continue;
                     };

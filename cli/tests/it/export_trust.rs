@@ -476,3 +476,102 @@ async fn item_6_verify_reports_a_fifo_and_does_not_block() {
     assert!(std::fs::metadata(&report).unwrap().is_file());
     verified_manifests(&root);
 }
+
+/// The peak resident memory of a running command, read from `/proc` until it ends (or
+/// `watchdog` passes; then it is killed): (peak KiB, exit status if it ended).
+#[cfg(target_os = "linux")]
+async fn peak_rss(
+    mut child: tokio::process::Child,
+    watchdog: std::time::Duration,
+) -> (u64, Option<i32>) {
+    let pid = child.id().unwrap();
+    let status_file = format!("/proc/{pid}/status");
+    let mut peak = 0;
+    let deadline = tokio::time::Instant::now() + watchdog;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            peak = peak.max(kib);
+        }
+        tokio::select! {
+            status = child.wait() => return (peak, status.unwrap().code()),
+            () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+        }
+        if tokio::time::Instant::now() >= deadline {
+            let _ = child.kill().await;
+            return (peak, None);
+        }
+    }
+}
+
+/// Item 3's benchmark (BENCHMARKS.md, "Export against a listing of 400,000 ids"): the export's
+/// peak RSS against one session listing 400,000 attachments, with the default settings. Prints
+/// the numbers; run it against an older `creditdata` to compare (it is killed after
+/// `EXPORT_MEMORY_WATCHDOG_SECONDS`, default 120, if it has not ended).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+#[ignore = "a benchmark: cargo test -p creditdata-cli --test it item_3_peak -- --ignored --nocapture"]
+async fn item_3_peak_memory_against_400000_ids() {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    completed_sessions(&mock, work.path(), 1).await;
+    // `EXPORT_MEMORY_IDS` sets another length, for comparison.
+    let ids: usize = std::env::var("EXPORT_MEMORY_IDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400_000);
+    let listing: Listing = Arc::new(move || {
+        (0..ids)
+            .map(|n| (format!("att-{n}"), None, Some("application/pdf".into())))
+            .collect()
+    });
+    let content: Content = Arc::new(|id| {
+        (
+            format!("%PDF- {id}").into_bytes(),
+            None,
+            "application/pdf".into(),
+        )
+    });
+    let service = hostile_attachments(&mock, listing, content).await;
+    let watchdog = std::env::var("EXPORT_MEMORY_WATCHDOG_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    let started = std::time::Instant::now();
+    let child = crate::common::command(
+        work.path(),
+        &vars(&mock, &service),
+        &[
+            "export",
+            "--out",
+            "tree",
+            "--status",
+            "completed-by-customer",
+            "--output",
+            "json",
+        ],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let (peak, status) = peak_rss(child, std::time::Duration::from_secs(watchdog)).await;
+    let attachments = std::fs::read_dir(work.path().join("tree/sessions"))
+        .unwrap()
+        .filter_map(|session| std::fs::read_dir(session.unwrap().path().join("attachments")).ok())
+        .map(|files| files.count())
+        .sum::<usize>();
+    println!(
+        "{ids} ids: peak RSS {} MiB, exit {status:?}, {attachments} attachment files written, \
+         {:.0} s",
+        peak / 1024,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(status.is_some(), "the export ends");
+}
