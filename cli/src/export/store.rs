@@ -10,7 +10,9 @@
 use std::ffi::OsString;
 use std::fs::{DirBuilder, File};
 use std::io::{Read, Write};
-use std::path::{Component, Path, PathBuf};
+#[cfg(unix)]
+use std::path::Component;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use creditdata_client::download::{BodyStream, sanitize_file_name};
