@@ -377,6 +377,12 @@ pub struct ExportArgs {
     /// Requests in flight at once, across all sessions.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N")]
     pub concurrency: u16,
+    /// The most files taken from one listing of a session (its account statements,
+    /// attachments, identity verifications or source files; and all the images of its identity
+    /// verifications together). More is recorded as the session's failure (exit 1), so memory
+    /// stays bounded whatever a listing says.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000), value_name = "N")]
+    pub max_listed_files: u32,
     /// Stay under this request rate, e.g. 50/s, 600/min (all requests of this export, retries
     /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
     #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::Context;
 use super::manifest::FileEntry;
 use super::plan::{Fetch, Job};
-use super::store::{self, StoreError, WriteStreamError};
+use super::store::{StoreError, WriteStreamError};
 use crate::failure::Failure;
 
 /// A file that is complete on disk.
@@ -68,14 +68,18 @@ pub async fn obtain(
     context: &Context<'_>,
     dir: &Path,
     session_id: Uuid,
-    job: Job,
+    mut job: Job,
     earlier: Option<FileEntry>,
 ) -> (Job, Result<Obtained, Missed>) {
     let keep_content = job.lists_files();
     let mut repaired = false;
     if let Some(entry) = earlier {
         let path = dir.join(&entry.path);
-        if let Some(content) = store::verify_off_thread(path, entry.digest(), keep_content).await {
+        if let Some(content) = context
+            .tree
+            .verify_off_thread(path, entry.digest(), keep_content)
+            .await
+        {
             let kept = Obtained {
                 entry,
                 fetched: false,
@@ -91,14 +95,14 @@ pub async fn obtain(
     // export is stopping: a local write takes a moment, and what was read is then kept.
     let at_hand = matches!(job.fetch, Fetch::Known(_) | Fetch::Dataset(..));
     let result = if at_hand {
-        fetch(context, dir, session_id, &job, keep_content).await
+        fetch(context, dir, session_id, &mut job, keep_content).await
     } else if context.stopping() {
         Err(Missed::Interrupted)
     } else {
         tokio::select! {
             biased;
             () = context.stopped() => Err(Missed::Interrupted),
-            result = fetch(context, dir, session_id, &job, keep_content) => result,
+            result = fetch(context, dir, session_id, &mut job, keep_content) => result,
         }
     };
     let result = result.map(|mut obtained| {
@@ -114,7 +118,7 @@ async fn fetch(
     context: &Context<'_>,
     dir: &Path,
     session_id: Uuid,
-    job: &Job,
+    job: &mut Job,
     keep_content: bool,
 ) -> Result<Obtained, Missed> {
     let client = context.client;
@@ -134,8 +138,10 @@ async fn fetch(
         ),
     };
     let download = match &job.fetch {
-        Fetch::Known(content) | Fetch::Dataset(_, content) => {
-            return write_known(context, dir, job, content.clone(), keep_content).await;
+        Fetch::Known(_) | Fetch::Dataset(..) => {
+            // Moved, not copied: a listing's document can be large.
+            let content = job.take_content();
+            return write_known(context, dir, job, content, keep_content).await;
         }
         Fetch::IdentityImages(verification) => {
             let images = client
@@ -149,17 +155,7 @@ async fn fetch(
         }
         Fetch::SourceFile(source_file) => {
             let decoded = client.source_file_bytes(session_id, *source_file).await?;
-            // The source file's `type` (`XML`, `JSON`...) names its format.
-            let extension = decoded
-                .file_type
-                .as_deref()
-                .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
-                .unwrap_or_default();
-            let job = Job {
-                path: format!("{}{extension}", job.path),
-                ..job.clone()
-            };
-            return write_known(context, dir, &job, decoded.bytes, keep_content).await;
+            return write_known(context, dir, job, decoded.bytes, keep_content).await;
         }
         Fetch::Pdf => {
             client
@@ -220,7 +216,10 @@ async fn write_known(
     content: Vec<u8>,
     keep_content: bool,
 ) -> Result<Obtained, Missed> {
-    let digested = store::write_bytes(&dir.join(&job.path), &content).await?;
+    let digested = context
+        .tree
+        .write_bytes(&dir.join(&job.path), &content)
+        .await?;
     context.progress.bytes(digested.bytes);
     Ok(Obtained {
         entry: FileEntry {
@@ -237,27 +236,22 @@ async fn write_known(
     })
 }
 
-/// Streams a download into place; files whose kind the path does not say (attachments,
-/// images) get the extension of the server's file name or content type.
+/// Streams a download into place, under the name its listing decided (never the response's:
+/// two files could then share one).
 async fn write_download(
     context: &Context<'_>,
     dir: &Path,
     job: &Job,
     download: Download,
 ) -> Result<Obtained, Missed> {
-    let path = if matches!(job.fetch, Fetch::Attachment(_) | Fetch::Image(..)) {
-        let extension = store::extension_of(download.file_name())
-            .or_else(|| store::extension_for_content_type(download.content_type()))
-            .unwrap_or_default();
-        format!("{}{extension}", job.path)
-    } else {
-        job.path.clone()
-    };
+    let path = job.path.clone();
     let target: PathBuf = dir.join(&path);
-    let digested = store::write_stream(&target, download.bytes_stream(), |received| {
-        context.progress.bytes(received)
-    })
-    .await?;
+    let digested = context
+        .tree
+        .write_stream(&target, download.bytes_stream(), |received| {
+            context.progress.bytes(received)
+        })
+        .await?;
     Ok(Obtained {
         entry: FileEntry {
             key: job.key.clone(),

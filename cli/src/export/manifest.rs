@@ -22,7 +22,7 @@ use creditdata_client::session_datasets::{Dataset, ProviderStatus, Readiness};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::store::{self, Digested, StoreError};
+use super::store::{self, Digested, StoreError, Tree};
 
 /// The format of both manifests; a later incompatible layout changes it.
 pub const FORMAT: &str = "creditdata-export/2";
@@ -255,9 +255,9 @@ impl SessionManifest {
     /// The last run's manifest in `session_dir`; empty when there is none. One that cannot be
     /// read or is not ours is ignored (with a warning): its files are then fetched again, which
     /// is slower but never wrong.
-    pub fn load(session_dir: &Path, session_id: Uuid) -> Previous {
+    pub fn load(tree: &Tree, session_dir: &Path, session_id: Uuid) -> Previous {
         let path = session_dir.join(SESSION_MANIFEST);
-        let text = match std::fs::read(&path) {
+        let text = match tree.read(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Previous::default();
@@ -300,10 +300,10 @@ impl SessionManifest {
     }
 
     /// Writes it into `session_dir`, atomically.
-    pub async fn save(&self, session_dir: &Path) -> Result<(), StoreError> {
+    pub async fn save(&self, tree: &Tree, session_dir: &Path) -> Result<(), StoreError> {
         let text = serde_json::to_vec_pretty(self)
             .map_err(|e| StoreError(format!("cannot render the session manifest: {e}")))?;
-        store::write_bytes(&session_dir.join(SESSION_MANIFEST), &text)
+        tree.write_bytes(&session_dir.join(SESSION_MANIFEST), &text)
             .await
             .map(drop)
     }
@@ -473,7 +473,7 @@ mod tests {
         let id = Uuid::from_u128(7);
         let load = |text: String| {
             std::fs::write(dir.path().join(SESSION_MANIFEST), text).unwrap();
-            SessionManifest::load(dir.path(), id)
+            SessionManifest::load(&Tree::open(dir.path()).unwrap(), Path::new(""), id)
         };
         // Format 1 recorded no readiness: it may hold pending data marked complete.
         let old = load(manifest_text("creditdata-export/1", "", id));

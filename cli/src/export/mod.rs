@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! OUT/manifest.json                        the run's index (filters, sessions, totals)
+//! OUT/.creditdata-export.lock             the last export's process id (the lock is on OUT)
 //! OUT/sessions/ID/manifest.json            the session's files, sizes and SHA-256
 //! OUT/sessions/ID/session.json             the session record
 //! OUT/sessions/ID/datasets/NAME.json       each JSON dataset
@@ -18,10 +19,11 @@
 //! Names come from ids, never from the service's suggested file names (which may carry a
 //! person's name).
 //!
-//! The modules follow the data: [`list`] the matching sessions, [`plan`] each session's files,
-//! [`fetch`] each file (or keep it when it verifies), [`store`] writes it atomically, [`record`]
+//! The modules follow the data: [`list`] the matching sessions, [`plan`] each session's files
+//! (the bounds on what listings add, and their names), [`fetch`] each file (or keep it when it
+//! verifies), [`store`] writes it atomically inside the tree (the confinement), [`record`]
 //! the session's manifest, the run's index, the summary and the exit status; [`session`] drives
-//! one session through them, this module the whole run.
+//! one session through them, this module the whole run, holding the directory's [`lock`].
 //!
 //! Work flows through one queue per session: a dataset that lists files (account statements,
 //! attachments, identity verifications, source files) adds their downloads as soon as it is
@@ -31,6 +33,7 @@
 mod fetch;
 mod interrupt;
 mod list;
+mod lock;
 mod manifest;
 mod plan;
 mod progress;
@@ -39,6 +42,7 @@ mod session;
 mod store;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use creditdata_client::{Client, ClientInfo};
 use futures::StreamExt;
@@ -84,16 +88,18 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
             root.display()
         )));
     }
-    store::create_private_dir_all(&root.join("sessions")).map_err(local)?;
-    let _lock = store::DirectoryLock::take(&root).map_err(Failure::Usage)?;
-    store::remove_leftovers(&root, false);
+    let tree = store::Tree::open(&root).map_err(|e| Failure::Usage(e.0))?;
+    let _lock = lock::DirectoryLock::take(&root).map_err(Failure::Usage)?;
+    tree.create_dir_all(Path::new("sessions"))
+        .map_err(|e| Failure::Usage(e.0))?;
+    tree.remove_leftovers(Path::new(""), false);
     let rate_limit = args.rate_limit;
     let connection = crate::settings::connect_with(global, |builder| match rate_limit {
         Some(limit) => builder.rate_limit(limit),
         None => builder,
     })?;
     let had_credentials = connection.has_credentials;
-    let outcome = export(&connection.client, out, &root, &args).await;
+    let outcome = export(&connection.client, out, &tree, &args).await;
     outcome.map_err(|failure| match failure {
         Failure::Client { error, .. } => Failure::Client {
             error,
@@ -106,17 +112,31 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
 /// What every session's work shares.
 struct Context<'a> {
     client: &'a Client,
-    root: &'a Path,
+    /// The export's directory: every file of it goes through here.
+    tree: &'a store::Tree,
     include_deprecated: bool,
     /// `--concurrency`: the permits' number.
     concurrency: usize,
     permits: Semaphore,
+    /// `--max-listed-files`: ids taken from one listing of a session.
+    max_listed_files: usize,
+    /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
+    /// plain data in their session's queue, so memory does not grow with a listing's length.
+    live: Semaphore,
+    /// The most files obtained at once during the run (logged with `-v`).
+    peak_live: AtomicUsize,
     /// `true` once the export must stop: Ctrl-C, or a failure no other request can avoid.
     stop: watch::Sender<bool>,
     progress: &'a Progress,
 }
 
 impl Context<'_> {
+    /// Notes that one more file is being obtained.
+    fn note_live(&self) {
+        let live = self.concurrency - self.live.available_permits();
+        self.peak_live.fetch_max(live, Ordering::Relaxed);
+    }
+
     fn stopping(&self) -> bool {
         *self.stop.borrow()
     }
@@ -130,9 +150,10 @@ impl Context<'_> {
 async fn export(
     client: &Client,
     out: Output,
-    root: &Path,
+    tree: &store::Tree,
     args: &ExportArgs,
 ) -> Result<(), Failure> {
+    let root = tree.root();
     let started_at = chrono::Utc::now();
     let started = std::time::Instant::now();
     let mut index =
@@ -141,10 +162,13 @@ async fn export(
     let (stop, _) = watch::channel(false);
     let context = Context {
         client,
-        root,
+        tree,
         include_deprecated: args.include_deprecated,
         concurrency: usize::from(args.concurrency),
         permits: Semaphore::new(usize::from(args.concurrency)),
+        max_listed_files: usize::try_from(args.max_listed_files).unwrap_or(usize::MAX),
+        live: Semaphore::new(usize::from(args.concurrency)),
+        peak_live: AtomicUsize::new(0),
         stop,
         progress: &progress,
     };
@@ -229,6 +253,11 @@ async fn export(
         progress.note(interrupt::NOTICE);
     }
     let interrupted = fatal.is_none() && context.stopping();
+    tracing::info!(
+        files_obtained_at_once = context.peak_live.load(Ordering::Relaxed),
+        concurrency = context.concurrency,
+        "export: the most files obtained at once"
+    );
     progress.finish(&totals.to_json(), interrupted);
 
     let rate_limiter = client.inner().rate_limiter().map(|limiter| {

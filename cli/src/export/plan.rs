@@ -3,7 +3,10 @@
 //! then whatever a dataset lists (account statements, attachments, identity verifications and
 //! their images, source files), as soon as that dataset is there.
 
+use std::collections::HashSet;
+
 use creditdata_client::session_datasets::Dataset;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -29,8 +32,9 @@ pub enum Fetch {
     SourceFile(Uuid),
 }
 
-/// One file of a session: its key in the manifest, where it goes (without its extension when
-/// the response decides it), what fetches it.
+/// One file of a session: its key in the manifest, where it goes (its whole name, decided
+/// before it is fetched), what fetches it. Plain data: a listing of many ids costs its jobs'
+/// bytes, never a running task each.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub key: String,
@@ -48,90 +52,307 @@ impl Job {
         }
     }
 
-    /// The jobs its content lists (ids the service chose become safe file names).
-    pub fn listed(&self, content: &[u8]) -> Vec<Job> {
-        let Ok(value) = serde_json::from_slice::<Value>(content) else {
-            return Vec::new();
-        };
-        let ids = |list: Option<&Value>| -> Vec<String> {
-            list.and_then(Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(|item| item.get("id").and_then(Value::as_str))
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        match &self.fetch {
-            Fetch::Dataset(Dataset::AccountStatements, _) => ids(value.get("accountStatements"))
-                .into_iter()
-                .flat_map(|id| {
-                    let name = store::name_for_id(&id);
-                    [
-                        Job {
-                            key: format!("statement-excel:{id}"),
-                            path: format!("statements/{name}.xlsx"),
-                            fetch: Fetch::StatementExcel(id.clone()),
-                        },
-                        Job {
-                            key: format!("statement-tsv:{id}"),
-                            path: format!("statements/{name}.tsv"),
-                            fetch: Fetch::StatementTsv(id),
-                        },
-                    ]
-                })
-                .collect(),
-            Fetch::Dataset(Dataset::Attachments, _) => ids(value.get("attachments"))
-                .into_iter()
-                .map(|id| Job {
-                    key: format!("attachment:{id}"),
-                    path: format!("attachments/{}", store::name_for_id(&id)),
-                    fetch: Fetch::Attachment(id),
-                })
-                .collect(),
-            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
-                ids(value.get("identityVerifications"))
-                    .into_iter()
-                    .map(|id| Job {
-                        key: format!("identity-images:{id}"),
-                        path: format!("identity/{}/images.json", store::name_for_id(&id)),
-                        fetch: Fetch::IdentityImages(id),
-                    })
-                    .collect()
-            }
-            Fetch::IdentityImages(verification) => ids(value.get("images"))
-                .into_iter()
-                .map(|image| Job {
-                    key: format!("image:{verification}:{image}"),
-                    path: format!(
-                        "identity/{}/{}",
-                        store::name_for_id(verification),
-                        store::name_for_id(&image)
-                    ),
-                    fetch: Fetch::Image(verification.clone(), image),
-                })
-                .collect(),
-            Fetch::Dataset(Dataset::SourceFiles, _) => {
-                let list = if value.is_array() {
-                    Some(&value)
-                } else {
-                    value.get("sourceFiles")
-                };
-                ids(list)
-                    .into_iter()
-                    .filter_map(|id| id.parse::<Uuid>().ok())
-                    .map(|id| Job {
-                        key: format!("source-file:{id}"),
-                        path: format!("source-files/{id}"),
-                        fetch: Fetch::SourceFile(id),
-                    })
-                    .collect()
-            }
+    /// The bytes at hand, taken out of the job (which keeps its kind).
+    pub fn take_content(&mut self) -> Vec<u8> {
+        match &mut self.fetch {
+            Fetch::Known(content) | Fetch::Dataset(_, content) => std::mem::take(content),
             _ => Vec::new(),
         }
     }
+}
+
+/// What one listing came to: the files it adds (plain data, not yet fetched), and how many of
+/// its ids were left out by the limit.
+#[derive(Debug, Default)]
+pub struct Listed {
+    pub jobs: Vec<Job>,
+    pub beyond: u64,
+}
+
+/// The files a session's listings add, kept within bounds and under names no two files share.
+pub struct Listings {
+    /// `--max-listed-files`: ids taken from one listing, and from all of the session's image
+    /// listings together.
+    limit: usize,
+    images_left: usize,
+    seen: HashSet<String>,
+    names: Names,
+}
+
+impl Listings {
+    /// `fixed`: the session's files whose names do not come from ids (the record, the
+    /// datasets, the report...): no id can take their names.
+    pub fn new(limit: usize, fixed: &[&str]) -> Listings {
+        let mut names = Names::default();
+        for path in fixed {
+            names.claim_exact(path);
+        }
+        names.claim_exact(super::manifest::SESSION_MANIFEST);
+        Listings {
+            limit,
+            images_left: limit,
+            seen: HashSet::new(),
+            names,
+        }
+    }
+
+    /// Marks a file of the session as planned (its key is not listed twice).
+    pub fn plan(&mut self, key: &str) -> bool {
+        self.seen.insert(key.to_string())
+    }
+
+    /// The files `job`'s content lists that were not planned yet, each under a name of its own
+    /// (the whole name, extension included, decided here from the listing).
+    pub fn of(&mut self, job: &Job, content: &[u8]) -> Listed {
+        let (field, limit) = match &job.fetch {
+            Fetch::Dataset(Dataset::AccountStatements, _) => ("accountStatements", self.limit),
+            Fetch::Dataset(Dataset::Attachments, _) => ("attachments", self.limit),
+            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
+                ("identityVerifications", self.limit)
+            }
+            Fetch::Dataset(Dataset::SourceFiles, _) => ("sourceFiles", self.limit),
+            Fetch::IdentityImages(_) => ("images", self.images_left),
+            _ => return Listed::default(),
+        };
+        let Some(items) = listing_items(content, field, limit) else {
+            return Listed::default();
+        };
+        if matches!(job.fetch, Fetch::IdentityImages(_)) {
+            self.images_left -= items.taken.len();
+        }
+        let mut jobs = Vec::new();
+        for item in items.taken {
+            self.add(job, item, &mut jobs);
+        }
+        Listed {
+            jobs,
+            beyond: items.beyond,
+        }
+    }
+
+    fn add(&mut self, listing: &Job, item: Item, jobs: &mut Vec<Job>) {
+        let id = item.id;
+        match &listing.fetch {
+            Fetch::Dataset(Dataset::AccountStatements, _) => {
+                for (key, extension) in [("statement-excel", ".xlsx"), ("statement-tsv", ".tsv")] {
+                    let key = format!("{key}:{id}");
+                    if !self.seen.insert(key.clone()) {
+                        continue;
+                    }
+                    let path = self.names.claim("statements", &id, extension, &key);
+                    let fetch = if extension == ".xlsx" {
+                        Fetch::StatementExcel(id.clone())
+                    } else {
+                        Fetch::StatementTsv(id.clone())
+                    };
+                    jobs.push(Job { key, path, fetch });
+                }
+            }
+            Fetch::Dataset(Dataset::Attachments, _) => {
+                let key = format!("attachment:{id}");
+                if self.seen.insert(key.clone()) {
+                    let path = self.names.claim("attachments", &id, &item.extension, &key);
+                    jobs.push(Job {
+                        key,
+                        path,
+                        fetch: Fetch::Attachment(id),
+                    });
+                }
+            }
+            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
+                let key = format!("identity-images:{id}");
+                if self.seen.insert(key.clone()) {
+                    // The verification's directory, then its listing file in it: no image id
+                    // can take the listing's name.
+                    let dir = self.names.claim("identity", &id, "", &key);
+                    let path = format!("{dir}/images.json");
+                    self.names.claim_exact(&path);
+                    jobs.push(Job {
+                        key,
+                        path,
+                        fetch: Fetch::IdentityImages(id),
+                    });
+                }
+            }
+            Fetch::IdentityImages(verification) => {
+                let key = format!("image:{verification}:{id}");
+                if self.seen.insert(key.clone()) {
+                    let dir = listing
+                        .path
+                        .rsplit_once('/')
+                        .map_or("identity", |(dir, _)| dir);
+                    let path = self.names.claim(dir, &id, &item.extension, &key);
+                    jobs.push(Job {
+                        key,
+                        path,
+                        fetch: Fetch::Image(verification.clone(), id),
+                    });
+                }
+            }
+            Fetch::Dataset(Dataset::SourceFiles, _) => {
+                let Ok(source_file) = id.parse::<Uuid>() else {
+                    return;
+                };
+                let key = format!("source-file:{source_file}");
+                if self.seen.insert(key.clone()) {
+                    let path = self.names.claim(
+                        "source-files",
+                        &source_file.to_string(),
+                        &item.extension,
+                        &key,
+                    );
+                    jobs.push(Job {
+                        key,
+                        path,
+                        fetch: Fetch::SourceFile(source_file),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names a session's files have taken, compared as a case-insensitive, normalising file
+/// system would (NFKC, then lower case): two files never land on one name.
+#[derive(Default)]
+struct Names {
+    taken: HashSet<String>,
+}
+
+impl Names {
+    fn folded(path: &str) -> String {
+        use unicode_normalization::UnicodeNormalization;
+        path.nfkc().flat_map(char::to_lowercase).nfkc().collect()
+    }
+
+    fn claim_exact(&mut self, path: &str) {
+        self.taken.insert(Names::folded(path));
+    }
+
+    /// `dir/NAME`: the id's safe name with `extension`, or, when another file has that name,
+    /// the same with a tag made from the file's key.
+    fn claim(&mut self, dir: &str, id: &str, extension: &str, key: &str) -> String {
+        let stem = store::name_for_id(id);
+        let mut path = format!("{dir}/{stem}{extension}");
+        let tag = &store::digest_of(key.as_bytes()).sha256[..12];
+        let mut round = 0u32;
+        while !self.taken.insert(Names::folded(&path)) {
+            round += 1;
+            path = if round == 1 {
+                format!("{dir}/{stem}-{tag}{extension}")
+            } else {
+                format!("{dir}/{stem}-{tag}-{round}{extension}")
+            };
+        }
+        path
+    }
+}
+
+/// One listed file: its id and the extension its listing entry names (empty when none).
+struct Item {
+    id: String,
+    extension: String,
+}
+
+/// At most `limit` items of a listing, and how many more it has.
+#[derive(Default)]
+struct Items {
+    taken: Vec<Item>,
+    beyond: u64,
+}
+
+/// Reads the listing `field` of `content` (or `content` itself when it is an array) one item at
+/// a time: memory holds the items taken and one more, however long the listing. `None` when
+/// the content is not JSON.
+fn listing_items(content: &[u8], field: &'static str, limit: usize) -> Option<Items> {
+    let mut reader = serde_json::Deserializer::from_slice(content);
+    serde::Deserializer::deserialize_any(&mut reader, ListingVisitor { field, limit }).ok()
+}
+
+struct ListingVisitor {
+    field: &'static str,
+    limit: usize,
+}
+
+impl<'de> Visitor<'de> for ListingVisitor {
+    type Value = Items;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(formatter, "a listing with `{}`", self.field)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items, A::Error> {
+        let mut items = Items::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.field {
+                items = map.next_value_seed(ItemsSeed(self.limit, self.field))?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(items)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Items, A::Error> {
+        ItemsSeed(self.limit, self.field).visit_seq(seq)
+    }
+}
+
+/// The most items taken, and the listing's field (which says how its entries name a format).
+struct ItemsSeed(usize, &'static str);
+
+impl<'de> DeserializeSeed<'de> for ItemsSeed {
+    type Value = Items;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Items, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemsSeed {
+    type Value = Items;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a list of items with ids")
+    }
+
+    fn visit_unit<E>(self) -> Result<Items, E> {
+        Ok(Items::default())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Items, A::Error> {
+        let mut items = Items::default();
+        // One item at a time, dropped unless taken.
+        while let Some(item) = seq.next_element::<Value>()? {
+            let Some(id) = item.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if items.taken.len() < self.0 {
+                items.taken.push(Item {
+                    id: id.to_string(),
+                    extension: extension_of_item(&item, self.1),
+                });
+            } else {
+                items.beyond += 1;
+            }
+        }
+        Ok(items)
+    }
+}
+
+/// The extension a listing entry names: a source file's `type` (its format: `XML`, `JSON`...),
+/// otherwise its file name's or its MIME type's.
+fn extension_of_item(item: &Value, field: &str) -> String {
+    let text = |name: &str| item.get(name).and_then(Value::as_str);
+    if field == "sourceFiles" {
+        return text("type")
+            .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
+            .unwrap_or_default();
+    }
+    store::extension_of(text("fileName"))
+        .or_else(|| store::extension_for_content_type(text("mimeType")))
+        .unwrap_or_default()
 }
 
 /// Whether a dataset's content leads to more files.
@@ -242,4 +463,68 @@ pub fn skipped_datasets(include_deprecated: bool) -> Vec<SkippedFile> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attachments() -> Job {
+        Job {
+            key: dataset_key(Dataset::Attachments),
+            path: "datasets/attachments.json".into(),
+            fetch: Fetch::Dataset(Dataset::Attachments, Vec::new()),
+        }
+    }
+
+    #[test]
+    fn a_long_listing_gives_at_most_the_limit_as_plain_jobs() {
+        let items: Vec<Value> = (0..400_000)
+            .map(|n| serde_json::json!({"id": format!("att-{n}"), "mimeType": "image/png"}))
+            .collect();
+        let content = serde_json::to_vec(&serde_json::json!({ "attachments": items })).unwrap();
+        let mut listings = Listings::new(250, &[]);
+        let listed = listings.of(&attachments(), &content);
+        assert_eq!(listed.jobs.len(), 250);
+        assert_eq!(listed.beyond, 399_750);
+        assert_eq!(listed.jobs[0].path, "attachments/att-0.png");
+    }
+
+    #[test]
+    fn names_differ_after_case_folding_and_normalisation() {
+        let content = serde_json::to_vec(&serde_json::json!({ "attachments": [
+            {"id": "scan", "fileName": "x.pdf"},
+            {"id": "scan.pdf", "fileName": null},
+            {"id": "SCAN.PDF"},
+            {"id": "e\u{301}"},
+            {"id": "\u{e9}"},
+        ]}))
+        .unwrap();
+        let mut listings = Listings::new(10, &[]);
+        let paths: Vec<String> = listings
+            .of(&attachments(), &content)
+            .jobs
+            .into_iter()
+            .map(|job| job.path)
+            .collect();
+        assert_eq!(paths[0], "attachments/scan.pdf");
+        let folded: HashSet<String> = paths.iter().map(|p| Names::folded(p)).collect();
+        assert_eq!(folded.len(), 5, "{paths:?}");
+    }
+
+    #[test]
+    fn an_image_never_takes_its_listings_name() {
+        let verification = Job {
+            key: "identity-images:v".into(),
+            path: "identity/v/images.json".into(),
+            fetch: Fetch::IdentityImages("v".into()),
+        };
+        let mut listings = Listings::new(10, &[]);
+        listings.names.claim_exact("identity/v/images.json");
+        let content =
+            serde_json::to_vec(&serde_json::json!({ "images": [{"id": "images.json"}] })).unwrap();
+        let listed = listings.of(&verification, &content);
+        assert_ne!(listed.jobs[0].path, "identity/v/images.json");
+        assert!(listed.jobs[0].path.starts_with("identity/v/"));
+    }
 }

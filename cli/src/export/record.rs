@@ -12,6 +12,7 @@ use super::manifest::{
     SessionState,
 };
 use super::plan;
+use super::store::Tree;
 use crate::failure::Failure;
 use crate::output::Output;
 
@@ -23,6 +24,8 @@ pub struct SessionReport {
     pub repaired: u64,
     pub bytes_fetched: u64,
     pub failures: Vec<FailedFile>,
+    /// Listed files left out by `--max-listed-files`.
+    pub beyond_limit: u64,
     /// A failure that stops the whole export (authentication, a local file).
     pub fatal: Option<Failure>,
     /// What the session's datasets came to.
@@ -53,6 +56,7 @@ impl SessionReport {
             repaired: 0,
             bytes_fetched: 0,
             failures: Vec::new(),
+            beyond_limit: 0,
             fatal: None,
             readiness: SessionReadiness::Unknown,
             pending_providers: Vec::new(),
@@ -65,6 +69,7 @@ impl SessionReport {
     /// interrupted and every provider had given its final answer.
     pub async fn record(
         &mut self,
+        tree: &Tree,
         dir: &Path,
         include_deprecated: bool,
         expected: &[String],
@@ -93,7 +98,7 @@ impl SessionReport {
             failed: self.failures.clone(),
             skipped: plan::skipped_datasets(include_deprecated),
         };
-        if let Err(error) = manifest.save(dir).await {
+        if let Err(error) = manifest.save(tree, dir).await {
             self.index.complete = false;
             self.fatal.get_or_insert(super::local(error));
         }
@@ -124,6 +129,8 @@ pub struct Totals {
     pub files_kept: u64,
     pub files_repaired: u64,
     pub files_failed: u64,
+    /// Listed files left out by `--max-listed-files`.
+    pub files_beyond_limit: u64,
     pub bytes_fetched: u64,
     pub bytes_total: u64,
 }
@@ -140,6 +147,7 @@ impl Totals {
         self.files_kept += report.kept;
         self.files_repaired += report.repaired;
         self.files_failed += report.index.failed;
+        self.files_beyond_limit += report.beyond_limit;
         self.bytes_fetched += report.bytes_fetched;
         self.bytes_total += report.index.bytes;
     }
@@ -157,6 +165,7 @@ impl Totals {
             "filesKept": self.files_kept,
             "filesRepaired": self.files_repaired,
             "filesFailed": self.files_failed,
+            "filesBeyondLimit": self.files_beyond_limit,
             "bytesFetched": self.bytes_fetched,
             "bytesTotal": self.bytes_total,
         })
@@ -221,6 +230,14 @@ impl RunSummary<'_> {
             return Err(Failure::Interrupted);
         }
         let totals = self.totals;
+        if totals.files_beyond_limit > 0 {
+            return Err(Failure::Partial(format!(
+                "{} listed file(s) were left out by --max-listed-files (see the warnings above \
+                 and the sessions' manifest.json); export again with a larger \
+                 --max-listed-files to take them: what is complete is kept",
+                totals.files_beyond_limit
+            )));
+        }
         if totals.files_failed > 0 {
             return Err(Failure::Partial(format!(
                 "{} file(s) of {} session(s) could not be exported (see the warnings above); \

@@ -3,7 +3,7 @@
 //! every other file (kept or fetched), follow what the datasets list, and record the outcome in
 //! its manifest.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 
 use creditdata_client::error::DisplayChain;
@@ -17,7 +17,7 @@ use super::manifest::{
     DatasetReadiness, FailedFile, FileEntry, Previous, ProviderEntry, SessionManifest,
     SessionReadiness,
 };
-use super::plan::{DatasetFile, Job, Plan};
+use super::plan::{DatasetFile, Job, Listings, Plan};
 use super::record::SessionReport;
 use super::{Context, local, store};
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
@@ -27,17 +27,18 @@ use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
 /// rest, then writes its manifest (also when stopped half-way, listing what is complete).
 pub async fn export_session(context: &Context<'_>, session: Session) -> SessionReport {
     let id = session.id;
-    let dir = context.root.join(format!("sessions/{id}"));
+    // Relative to the tree, which opens it without following links.
+    let dir = Path::new("sessions").join(id.to_string());
     let status = serde_json::to_value(&session.customer_progress_status)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let mut report = SessionReport::new(id, status);
-    if let Err(error) = store::create_private_dir_all(&dir) {
+    if let Err(error) = context.tree.create_dir_all(&dir) {
         report.fatal = Some(local(error));
         return report;
     }
-    store::remove_leftovers(&dir, true);
+    context.tree.remove_leftovers(&dir, true);
     let record = match serde_json::to_vec_pretty(&session) {
         Ok(record) => record,
         Err(error) => {
@@ -47,7 +48,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             return report;
         }
     };
-    let mut previous = SessionManifest::load(&dir, id);
+    let mut previous = SessionManifest::load(context.tree, &dir, id);
     // A session that changed since the last run (its status, its packages...) may have other
     // data now: nothing of the last run is trusted.
     let record_digest = store::digest_of(&record);
@@ -63,19 +64,26 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
     // Complete only if each of these is there: the session record, every dataset of the
     // description (but those skipped on purpose), the session-wide files.
     let expected = plan.expected();
+    let fixed: Vec<&str> = std::iter::once(plan.record.path.as_str())
+        .chain(plan.datasets.iter().map(|file| file.path.as_str()))
+        .chain(plan.session_wide.iter().map(|job| job.path.as_str()))
+        .collect();
+    let listings = Listings::new(context.max_listed_files, &fixed);
     let mut run = SessionRun {
         context,
         dir: &dir,
         report,
         complete: BTreeMap::new(),
-        seen: HashSet::new(),
+        listings,
         interrupted: false,
         readiness: HashMap::new(),
     };
 
-    let mut pending = FuturesUnordered::new();
+    // Files waiting their turn, as plain data; at most `--concurrency` of the whole export's
+    // are being obtained at once (`Context::live`).
+    let mut queue: VecDeque<(Job, Option<FileEntry>)> = VecDeque::new();
     let kept = if settled_before {
-        keep_datasets(&dir, &plan.datasets, &previous).await
+        keep_datasets(context.tree, &dir, &plan.datasets, &previous).await
     } else {
         None
     };
@@ -85,10 +93,10 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             run.report.failed_providers = previous.failed_providers.clone();
             for (file, obtained) in kept {
                 let job = file.with_content(Vec::new());
-                run.seen.insert(job.key.clone());
+                run.listings.plan(&job.key);
                 for next in run.obtained(&job, obtained) {
-                    let earlier = previous.entries.remove(&next.key);
-                    pending.push(obtain(context, &dir, id, next, earlier));
+                    let earlier = earlier_of(&mut previous, &next);
+                    queue.push_back((next, earlier));
                 }
             }
         }
@@ -96,13 +104,16 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             Ok(read) => {
                 let readiness = read.readiness();
                 run.note_readiness(&readiness);
-                for (dataset, result) in read.to_json() {
+                // The typed answers are dropped before their JSON is rendered to bytes.
+                let all = read.to_json();
+                drop(read);
+                for (dataset, result) in all {
                     let Some(file) = plan.datasets.iter().find(|f| f.dataset == dataset) else {
                         continue;
                     };
                     run.readiness
                         .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
-                    run.seen.insert(file.key.clone());
+                    run.listings.plan(&file.key);
                     let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
                         Ok(Ok(content)) => content,
                         Ok(Err(error)) => {
@@ -121,13 +132,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
                         .entries
                         .remove(&file.key)
                         .filter(|entry| entry.digest() == store::digest_of(&content));
-                    pending.push(obtain(
-                        context,
-                        &dir,
-                        id,
-                        file.with_content(content),
-                        earlier,
-                    ));
+                    queue.push_back((file.with_content(content), earlier));
                 }
             }
             Err(missed) => {
@@ -142,23 +147,59 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
     let mut rest = vec![plan.record];
     rest.extend(plan.session_wide.iter().cloned());
     for job in rest {
-        run.seen.insert(job.key.clone());
+        run.listings.plan(&job.key);
         let earlier = previous.entries.remove(&job.key);
         let earlier = earlier.filter(|_| settled_before || job.key == "session");
-        pending.push(obtain(context, &dir, id, job, earlier));
+        queue.push_back((job, earlier));
     }
-    while let Some((job, result)) = pending.next().await {
+    let session_dir: &Path = &dir;
+    let mut pending = FuturesUnordered::new();
+    loop {
+        // Start what the export's free slots allow; wait for one only when nothing of this
+        // session is under way (its own files free slots otherwise).
+        while !queue.is_empty() {
+            let slot = if pending.is_empty() {
+                context.live.acquire().await
+            } else {
+                match context.live.try_acquire() {
+                    Ok(slot) => Ok(slot),
+                    Err(_) => break,
+                }
+            };
+            let Ok(slot) = slot else { break };
+            let Some((job, earlier)) = queue.pop_front() else {
+                break;
+            };
+            context.note_live();
+            pending.push(async move {
+                let obtained = obtain(context, session_dir, id, job, earlier).await;
+                drop(slot);
+                obtained
+            });
+        }
+        let Some((job, result)) = pending.next().await else {
+            break;
+        };
         match result {
             Ok(obtained) => {
                 for next in run.obtained(&job, obtained) {
-                    let earlier = previous.entries.remove(&next.key);
-                    pending.push(obtain(context, &dir, id, next, earlier));
+                    let earlier = earlier_of(&mut previous, &next);
+                    queue.push_back((next, earlier));
                 }
             }
             Err(missed) => run.missed(job.key, missed),
         }
     }
     run.finish(&expected).await
+}
+
+/// A listed file's entry of the last run, when it was written under the name this run decided
+/// (a name decided otherwise then, say before two ids were kept apart, is fetched again).
+fn earlier_of(previous: &mut Previous, job: &Job) -> Option<FileEntry> {
+    previous
+        .entries
+        .remove(&job.key)
+        .filter(|entry| entry.path == job.path)
 }
 
 /// How many of the export's permits a session's datasets take while they are read together:
@@ -189,6 +230,7 @@ async fn read_datasets(context: &Context<'_>, id: uuid::Uuid) -> Result<SessionD
 /// The datasets of the last run, when every one of them still verifies (with its readiness
 /// recorded); `None` as soon as one does not, and then they are all read again.
 async fn keep_datasets(
+    tree: &store::Tree,
     dir: &Path,
     files: &[DatasetFile],
     previous: &Previous,
@@ -197,9 +239,9 @@ async fn keep_datasets(
     for file in files {
         let entry = previous.entries.get(&file.key)?;
         entry.readiness.as_ref()?;
-        let content =
-            store::verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
-                .await?;
+        let content = tree
+            .verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
+            .await?;
         kept.push((
             file.clone(),
             Obtained {
@@ -220,7 +262,8 @@ struct SessionRun<'a, 'c> {
     dir: &'a Path,
     report: SessionReport,
     complete: BTreeMap<String, FileEntry>,
-    seen: HashSet<String>,
+    /// The files planned so far, their names, and the bounds on what listings add.
+    listings: Listings,
     interrupted: bool,
     /// What this run read of each dataset's providers, by key.
     readiness: HashMap<String, DatasetReadiness>,
@@ -239,11 +282,11 @@ impl SessionRun<'_, '_> {
         let mut next = Vec::new();
         let content = obtained.content.take();
         if let Some(content) = &content {
-            next = job
-                .listed(content)
-                .into_iter()
-                .filter(|listed| self.seen.insert(listed.key.clone()))
-                .collect();
+            let listed = self.listings.of(job, content);
+            next = listed.jobs;
+            if listed.beyond > 0 {
+                self.beyond_limit(&job.key, listed.beyond);
+            }
         }
         let progress = self.context.progress;
         if obtained.fetched {
@@ -261,6 +304,21 @@ impl SessionRun<'_, '_> {
         self.complete
             .insert(obtained.entry.key.clone(), obtained.entry);
         next
+    }
+
+    /// Records the ids a listing had beyond `--max-listed-files` as the session's failure: the
+    /// session is not complete, and the message says how to take them.
+    fn beyond_limit(&mut self, key: &str, beyond: u64) {
+        let limit = self.context.max_listed_files;
+        self.context.progress.file_failed();
+        self.report.beyond_limit += beyond;
+        self.report.failures.push(FailedFile {
+            key: format!("{key}:beyond-limit"),
+            reason: format!(
+                "lists {beyond} more file(s) than --max-listed-files {limit} takes; they were \
+                 not exported: export again with a larger --max-listed-files to take them"
+            ),
+        });
     }
 
     /// Counts in a file that could not be made complete.
@@ -303,6 +361,7 @@ impl SessionRun<'_, '_> {
         let mut report = self.report;
         report
             .record(
+                self.context.tree,
                 self.dir,
                 self.context.include_deprecated,
                 expected,

@@ -1,9 +1,19 @@
-//! The export's files on disk: owner-only directories, files written atomically while their
-//! SHA-256 is computed, and the check that a file still is what the manifest says.
+//! The export's files on disk, confined to the export's tree: every path is taken relative to
+//! the directory opened at the start, one component at a time, never through a link, and only
+//! into directories this user alone owns and can write (Unix). Files are written atomically
+//! while their SHA-256 is computed, and checked against the manifest without following links
+//! or blocking on what is not a regular file.
+//!
+//! Not on Unix, paths are joined to the root and used as they are (no link or owner check):
+//! the tree is as safe as its directory's permissions.
 
+use std::ffi::OsString;
 use std::fs::{DirBuilder, File};
 use std::io::{Read, Write};
+#[cfg(unix)]
+use std::path::Component;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use creditdata_client::download::{BodyStream, sanitize_file_name};
 use futures::StreamExt;
@@ -19,102 +29,8 @@ pub const TEMP_SUFFIX: &str = ".part";
 pub struct StoreError(pub String);
 
 impl StoreError {
-    fn io(path: &Path, error: std::io::Error) -> StoreError {
+    fn io(path: &Path, error: impl std::fmt::Display) -> StoreError {
         StoreError(format!("{}: {error}", path.display()))
-    }
-}
-
-/// The export's claim on its directory: one export at a time per directory, since two would
-/// overwrite each other's manifests. Removed when dropped.
-pub struct DirectoryLock {
-    path: PathBuf,
-}
-
-/// The lock file's name in the export directory.
-pub const LOCK_FILE: &str = ".creditdata-export.lock";
-
-impl DirectoryLock {
-    /// Takes the lock of `root`, or says which process holds it. A lock left by a process that
-    /// no longer runs (a crash, a second Ctrl-C) is taken over.
-    pub fn take(root: &Path) -> Result<DirectoryLock, String> {
-        let path = root.join(LOCK_FILE);
-        for _ in 0..2 {
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            match options.open(&path) {
-                Ok(mut file) => {
-                    let _ = writeln!(file, "{}", std::process::id());
-                    return Ok(DirectoryLock { path });
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                    let holder = holder.trim();
-                    if holder_is_running(holder) {
-                        return Err(format!(
-                            "{}: another export (process {holder}) is writing into this \
-                             directory; wait for it to end, or export into another directory",
-                            root.display()
-                        ));
-                    }
-                    let _ = std::fs::remove_file(&path);
-                }
-                Err(error) => return Err(format!("{}: {error}", path.display())),
-            }
-        }
-        Err(format!(
-            "{}: cannot take the export lock; if no export is running, remove it",
-            path.display()
-        ))
-    }
-}
-
-impl Drop for DirectoryLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// Whether the process named in a lock file runs. Where that cannot be known (not Linux), a
-/// lock is taken to be held: the message then says which file to remove.
-fn holder_is_running(holder: &str) -> bool {
-    let Ok(pid) = holder.parse::<u32>() else {
-        return false;
-    };
-    if pid == std::process::id() {
-        return false;
-    }
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
-}
-
-/// Removes the temporary files a crashed or killed export left in `dir` (and below it, when
-/// `recursive`). Called only while holding the [`DirectoryLock`], so no other export is
-/// writing them.
-pub fn remove_leftovers(dir: &Path, recursive: bool) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if kind.is_dir() {
-            if recursive {
-                remove_leftovers(&entry.path(), true);
-            }
-        } else if kind.is_file() && name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) {
-            let _ = std::fs::remove_file(entry.path());
-        }
     }
 }
 
@@ -138,106 +54,373 @@ pub fn create_private_dir_all(dir: &Path) -> Result<(), StoreError> {
     builder.create(dir).map_err(|e| StoreError::io(dir, e))
 }
 
-/// A temporary file next to `target`, owner-only (tempfile creates it 0600), removed when
-/// dropped before [`place`] (an error, or Ctrl-C dropping the export's futures).
-fn temporary_next_to(target: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
-    let dir = parent_of(target);
-    create_private_dir_all(dir)?;
-    tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)
-        .map_err(|e| StoreError::io(target, e))
-}
-
-/// Syncs the temporary file to disk and renames it over `target`, then syncs the directory so
-/// that the new name survives a crash. Blocking: run it off the async thread.
-fn place(temporary: tempfile::NamedTempFile, target: &Path) -> Result<(), StoreError> {
-    temporary
-        .as_file()
-        .sync_all()
-        .map_err(|e| StoreError::io(target, e))?;
-    // The `PersistError` owns the temporary file; dropping it removes the file.
-    temporary
-        .persist(target)
-        .map_err(|e| StoreError::io(target, e.error))?;
+/// The export's tree: its root, opened once, and every file below it by a relative path.
+#[derive(Clone)]
+pub struct Tree {
+    root: Arc<PathBuf>,
     #[cfg(unix)]
-    let _ = File::open(parent_of(target)).and_then(|dir| dir.sync_all());
-    Ok(())
+    fd: Arc<rustix::fd::OwnedFd>,
 }
 
-async fn place_off_thread(
-    temporary: tempfile::NamedTempFile,
-    target: &Path,
-) -> Result<(), StoreError> {
-    let owned_target = target.to_path_buf();
-    tokio::task::spawn_blocking(move || place(temporary, &owned_target))
-        .await
-        .map_err(|e| StoreError(format!("{}: {e}", target.display())))?
-}
+impl Tree {
+    /// Opens `root` (created owner-only if missing), refusing a directory that another user
+    /// owns or that others can write.
+    pub fn open(root: &Path) -> Result<Tree, StoreError> {
+        create_private_dir_all(root)?;
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let fd = rustix::fs::open(
+                root,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| StoreError::io(root, e))?;
+            unix::check_private(&fd, root)?;
+            Ok(Tree {
+                root: Arc::new(root.to_path_buf()),
+                fd: Arc::new(fd),
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Tree {
+            root: Arc::new(root.to_path_buf()),
+        })
+    }
 
-/// Writes `content` to `target` atomically (temporary file, fsync, rename).
-pub async fn write_bytes(target: &Path, content: &[u8]) -> Result<Digested, StoreError> {
-    let mut temporary = temporary_next_to(target)?;
-    temporary
-        .write_all(content)
-        .map_err(|e| StoreError::io(target, e))?;
-    place_off_thread(temporary, target).await?;
-    Ok(digest_of(content))
-}
+    /// The root as the user named it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
 
-/// Streams a download's body to `target` atomically, hashing it on the way. The body stream is
-/// the client's, which fails on a body shorter or longer than its `Content-Length`.
-pub async fn write_stream(
-    target: &Path,
-    mut body: BodyStream,
-    mut on_chunk: impl FnMut(u64),
-) -> Result<Digested, WriteStreamError> {
-    let mut temporary = temporary_next_to(target).map_err(WriteStreamError::Store)?;
-    let mut hasher = Sha256::new();
-    let mut written: u64 = 0;
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(WriteStreamError::Client)?;
-        hasher.update(&chunk);
+    /// `rel` as a path the user can find (for messages).
+    fn shown(&self, rel: &Path) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Creates directory `rel` and its missing parents inside the tree (owner-only).
+    pub fn create_dir_all(&self, rel: &Path) -> Result<(), StoreError> {
+        #[cfg(unix)]
+        return self.dir(rel, true).map(drop);
+        #[cfg(not(unix))]
+        create_private_dir_all(&self.shown(rel))
+    }
+
+    /// Writes `content` to `rel` atomically (temporary file, fsync, rename).
+    pub async fn write_bytes(&self, rel: &Path, content: &[u8]) -> Result<Digested, StoreError> {
+        let mut temporary = self.temporary(rel)?;
         temporary
-            .write_all(&chunk)
-            .map_err(|e| WriteStreamError::Store(StoreError::io(target, e)))?;
-        written += chunk.len() as u64;
-        on_chunk(chunk.len() as u64);
+            .file
+            .write_all(content)
+            .map_err(|e| StoreError::io(&self.shown(rel), e))?;
+        place_off_thread(temporary).await?;
+        Ok(digest_of(content))
     }
-    place_off_thread(temporary, target)
+
+    /// Streams a download's body to `rel` atomically, hashing it on the way. The body stream
+    /// is the client's, which fails on a body shorter or longer than its `Content-Length`.
+    pub async fn write_stream(
+        &self,
+        rel: &Path,
+        mut body: BodyStream,
+        mut on_chunk: impl FnMut(u64),
+    ) -> Result<Digested, WriteStreamError> {
+        let mut temporary = self.temporary(rel).map_err(WriteStreamError::Store)?;
+        let mut hasher = Sha256::new();
+        let mut written: u64 = 0;
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(WriteStreamError::Client)?;
+            hasher.update(&chunk);
+            temporary
+                .file
+                .write_all(&chunk)
+                .map_err(|e| WriteStreamError::Store(StoreError::io(&self.shown(rel), e)))?;
+            written += chunk.len() as u64;
+            on_chunk(chunk.len() as u64);
+        }
+        place_off_thread(temporary)
+            .await
+            .map_err(WriteStreamError::Store)?;
+        Ok(Digested {
+            bytes: written,
+            sha256: hex(&hasher.finalize()),
+        })
+    }
+
+    /// Whether the file at `rel` has exactly this size and SHA-256; with `keep_content`, also
+    /// its content (for datasets, whose ids lead to the session's other files). `None`:
+    /// missing, torn, changed, or not a regular file (a link, a FIFO...: said on stderr).
+    /// Blocking: run it off the async thread.
+    pub fn verify(
+        &self,
+        rel: &Path,
+        expected: &Digested,
+        keep_content: bool,
+    ) -> Option<Option<Vec<u8>>> {
+        let file = self.open_regular(rel).ok()?;
+        let metadata = file.metadata().ok()?;
+        if metadata.len() != expected.bytes {
+            return None;
+        }
+        hash_matches(file, expected, keep_content)
+    }
+
+    /// [`Tree::verify`] on the blocking pool.
+    pub async fn verify_off_thread(
+        &self,
+        rel: PathBuf,
+        expected: Digested,
+        keep_content: bool,
+    ) -> Option<Option<Vec<u8>>> {
+        let tree = self.clone();
+        tokio::task::spawn_blocking(move || tree.verify(&rel, &expected, keep_content))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// The content of the regular file at `rel` (a manifest), never through a link and never
+    /// blocking on a FIFO.
+    pub fn read(&self, rel: &Path) -> std::io::Result<Vec<u8>> {
+        let mut file = self.open_regular(rel)?;
+        let mut content = Vec::new();
+        file.read_to_end(&mut content)?;
+        Ok(content)
+    }
+
+    /// Removes the temporary files a crashed or killed export left in `rel` (and below it,
+    /// when `recursive`). Called only while holding the directory's lock, so no other export
+    /// is writing them.
+    pub fn remove_leftovers(&self, rel: &Path, recursive: bool) {
+        #[cfg(unix)]
+        {
+            let Ok(dir) = self.dir(rel, false) else {
+                return;
+            };
+            for (name, is_dir) in unix::entries(&dir) {
+                if is_dir {
+                    if recursive {
+                        self.remove_leftovers(&rel.join(&name), true);
+                    }
+                } else if is_temporary(&name) {
+                    let _ =
+                        rustix::fs::unlinkat(&dir, name.as_os_str(), rustix::fs::AtFlags::empty());
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let Ok(entries) = std::fs::read_dir(self.shown(rel)) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let name = entry.file_name();
+                if kind.is_dir() {
+                    if recursive {
+                        self.remove_leftovers(&rel.join(&name), true);
+                    }
+                } else if kind.is_file() && is_temporary(&name) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+
+    /// Opens the regular file at `rel` for reading, or says why not.
+    fn open_regular(&self, rel: &Path) -> std::io::Result<File> {
+        #[cfg(unix)]
+        {
+            let (parent, name) = split(rel)?;
+            let dir = self
+                .dir(parent, false)
+                .map_err(|e| std::io::Error::other(e.0))?;
+            let file = unix::open_regular(&dir, &name);
+            if let Err(error) = &file
+                && error.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(path = %self.shown(rel).display(), %error, "not kept: fetched again");
+            }
+            file
+        }
+        #[cfg(not(unix))]
+        {
+            let file = File::open(self.shown(rel))?;
+            if !file.metadata()?.is_file() {
+                return Err(std::io::Error::other("not a regular file"));
+            }
+            Ok(file)
+        }
+    }
+
+    /// A temporary file in `rel`'s directory (created if missing), owner-only, removed when
+    /// dropped before it is placed (an error, or Ctrl-C dropping the export's futures).
+    fn temporary(&self, rel: &Path) -> Result<Temporary, StoreError> {
+        let shown = self.shown(rel);
+        let (parent, name) = split(rel).map_err(|e| StoreError::io(&shown, e))?;
+        #[cfg(unix)]
+        {
+            let dir = self.dir(parent, true)?;
+            let (file, temporary_name) =
+                unix::create_temporary(&dir).map_err(|e| StoreError::io(&shown, e))?;
+            Ok(Temporary {
+                file,
+                dir,
+                name: temporary_name,
+                target: name,
+                shown,
+                placed: false,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let dir = self.shown(parent);
+            create_private_dir_all(&dir)?;
+            let temporary = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .suffix(TEMP_SUFFIX)
+                .tempfile_in(&dir)
+                .map_err(|e| StoreError::io(&shown, e))?;
+            let file = temporary
+                .as_file()
+                .try_clone()
+                .map_err(|e| StoreError::io(&shown, e))?;
+            Ok(Temporary {
+                file,
+                temporary: Some(temporary),
+                target: dir.join(name),
+                shown,
+            })
+        }
+    }
+
+    /// Directory `rel` of the tree, opened component by component from the root without
+    /// following a link, each one owned by this user and not writable by others; `create`
+    /// makes the missing ones (owner-only).
+    #[cfg(unix)]
+    fn dir(&self, rel: &Path, create: bool) -> Result<rustix::fd::OwnedFd, StoreError> {
+        let mut current = unix::open_dir(&*self.fd, Path::new("."), false)
+            .map_err(|e| StoreError::io(&self.root, e))?;
+        let mut walked = PathBuf::new();
+        for component in rel.components() {
+            let Component::Normal(name) = component else {
+                return Err(StoreError(format!(
+                    "{}: not a plain path inside the export",
+                    self.shown(rel).display()
+                )));
+            };
+            walked.push(name);
+            let shown = self.shown(&walked);
+            let next = unix::open_dir(&current, Path::new(name), create).map_err(|e| {
+                if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::NOTDIR {
+                    StoreError(format!(
+                        "{}: a link or not a directory; the export writes only inside its own \
+                         tree, never through links: remove it, or export into another directory",
+                        shown.display()
+                    ))
+                } else {
+                    StoreError::io(&shown, e)
+                }
+            })?;
+            unix::check_private(&next, &shown)?;
+            current = next;
+        }
+        Ok(current)
+    }
+}
+
+/// A file being written, not yet under its name.
+struct Temporary {
+    file: File,
+    #[cfg(unix)]
+    dir: rustix::fd::OwnedFd,
+    #[cfg(unix)]
+    name: OsString,
+    #[cfg(unix)]
+    placed: bool,
+    #[cfg(not(unix))]
+    temporary: Option<tempfile::NamedTempFile>,
+    #[cfg(unix)]
+    target: OsString,
+    #[cfg(not(unix))]
+    target: PathBuf,
+    shown: PathBuf,
+}
+
+impl Temporary {
+    /// Syncs it to disk and renames it over its target, then syncs the directory so that the
+    /// new name survives a crash. Blocking.
+    fn place(mut self) -> Result<(), StoreError> {
+        self.file
+            .sync_all()
+            .map_err(|e| StoreError::io(&self.shown, e))?;
+        #[cfg(unix)]
+        {
+            // Renaming replaces whatever has the name (a link included) without following it.
+            rustix::fs::renameat(
+                &self.dir,
+                self.name.as_os_str(),
+                &self.dir,
+                self.target.as_os_str(),
+            )
+            .map_err(|e| StoreError::io(&self.shown, e))?;
+            self.placed = true;
+            let _ = rustix::fs::fsync(&self.dir);
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            let temporary = self.temporary.take().expect("placed once");
+            temporary
+                .persist(&self.target)
+                .map_err(|e| StoreError::io(&self.shown, e.error))?;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = rustix::fs::unlinkat(
+                &self.dir,
+                self.name.as_os_str(),
+                rustix::fs::AtFlags::empty(),
+            );
+        }
+    }
+}
+
+async fn place_off_thread(temporary: Temporary) -> Result<(), StoreError> {
+    let shown = temporary.shown.clone();
+    tokio::task::spawn_blocking(move || temporary.place())
         .await
-        .map_err(WriteStreamError::Store)?;
-    Ok(Digested {
-        bytes: written,
-        sha256: hex(&hasher.finalize()),
-    })
+        .map_err(|e| StoreError::io(&shown, e))?
 }
 
-/// Why [`write_stream`] failed: the download, or the local file.
-#[derive(Debug)]
-pub enum WriteStreamError {
-    Client(creditdata_client::Error),
-    Store(StoreError),
-}
-
-/// Size and SHA-256 of `content`.
-pub fn digest_of(content: &[u8]) -> Digested {
-    Digested {
-        bytes: content.len() as u64,
-        sha256: hex(&Sha256::digest(content)),
+/// `rel`'s directory and file name.
+fn split(rel: &Path) -> std::io::Result<(&Path, OsString)> {
+    match (rel.parent(), rel.file_name()) {
+        (Some(parent), Some(name)) => Ok((parent, name.to_os_string())),
+        _ => Err(std::io::Error::other("not a file path")),
     }
 }
 
-/// Whether the file at `path` has exactly this size and SHA-256; with `keep_content`, also its
-/// content (for datasets, whose ids lead to the session's other files). `None`: missing, torn
-/// or changed. Blocking: run it off the async thread.
-pub fn verify(path: &Path, expected: &Digested, keep_content: bool) -> Option<Option<Vec<u8>>> {
-    let mut file = File::open(path).ok()?;
-    let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() != expected.bytes {
-        return None;
-    }
+fn is_temporary(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
+}
+
+/// Reads `file` to its end: whether it has `expected`'s size and SHA-256 (and its content,
+/// when asked).
+fn hash_matches(
+    mut file: File,
+    expected: &Digested,
+    keep_content: bool,
+) -> Option<Option<Vec<u8>>> {
     let mut hasher = Sha256::new();
     let mut content = keep_content.then(|| Vec::with_capacity(expected.bytes as usize));
     let mut buffer = vec![0u8; 64 * 1024];
@@ -256,16 +439,134 @@ pub fn verify(path: &Path, expected: &Digested, keep_content: bool) -> Option<Op
     (total == expected.bytes && hex(&hasher.finalize()) == expected.sha256).then_some(content)
 }
 
-/// [`verify`] on the blocking pool.
-pub async fn verify_off_thread(
-    path: PathBuf,
-    expected: Digested,
-    keep_content: bool,
-) -> Option<Option<Vec<u8>>> {
-    tokio::task::spawn_blocking(move || verify(&path, &expected, keep_content))
-        .await
-        .ok()
-        .flatten()
+/// Why [`Tree::write_stream`] failed: the download, or the local file.
+#[derive(Debug)]
+pub enum WriteStreamError {
+    Client(creditdata_client::Error),
+    Store(StoreError),
+}
+
+/// The Unix system calls behind [`Tree`], each relative to an opened directory.
+#[cfg(unix)]
+mod unix {
+    use std::ffi::{OsStr, OsString};
+    use std::fs::File;
+    use std::path::Path;
+
+    use rustix::fd::{AsFd, OwnedFd};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use rustix::io::Errno;
+
+    use super::{StoreError, TEMP_PREFIX, TEMP_SUFFIX};
+
+    /// Opens the directory `name` in `dir` without following a link; `create`: makes it
+    /// (owner-only) when missing.
+    pub fn open_dir(dir: impl AsFd, name: &Path, create: bool) -> Result<OwnedFd, Errno> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
+            Err(Errno::NOENT) if create => {
+                match rustix::fs::mkdirat(&dir, name, Mode::RWXU) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(error) => return Err(error),
+                }
+                rustix::fs::openat(&dir, name, flags, Mode::empty())
+            }
+            other => other,
+        }
+    }
+
+    /// Refuses a directory another user owns or others can write: they could swap what it
+    /// holds under the export.
+    pub fn check_private(dir: impl AsFd, shown: &Path) -> Result<(), StoreError> {
+        let stat = rustix::fs::fstat(dir).map_err(|e| StoreError::io(shown, e))?;
+        let ours = stat.st_uid == rustix::process::geteuid().as_raw();
+        let shared = stat.st_mode & 0o022 != 0;
+        if ours && !shared {
+            return Ok(());
+        }
+        Err(StoreError(format!(
+            "{}: {}; the export writes only into directories its user alone can write: {}",
+            shown.display(),
+            if ours {
+                "others can write into it"
+            } else {
+                "owned by another user"
+            },
+            if ours {
+                "remove their write permission (chmod go-w), or export into another directory"
+            } else {
+                "export into a directory of your own"
+            }
+        )))
+    }
+
+    /// Opens the regular file `name` in `dir` for reading: never through a link, never
+    /// blocking (a FIFO is refused, not read).
+    pub fn open_regular(dir: impl AsFd, name: &OsStr) -> std::io::Result<File> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(dir, name, flags, Mode::empty()).map_err(|e| match e {
+            Errno::LOOP => std::io::Error::other("a link, not a file"),
+            other => std::io::Error::from(other),
+        })?;
+        let stat = rustix::fs::fstat(&fd)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(std::io::Error::other(
+                "not a regular file (a FIFO, a device or a directory)",
+            ));
+        }
+        Ok(File::from(fd))
+    }
+
+    /// Creates a new temporary file in `dir`, owner-only: its handle and name.
+    pub fn create_temporary(dir: impl AsFd) -> std::io::Result<(File, OsString)> {
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        loop {
+            let name = format!(
+                "{TEMP_PREFIX}{}{TEMP_SUFFIX}",
+                uuid::Uuid::new_v4().simple()
+            );
+            match rustix::fs::openat(&dir, name.as_str(), flags, Mode::RUSR | Mode::WUSR) {
+                Ok(fd) => return Ok((File::from(fd), OsString::from(name))),
+                Err(Errno::EXIST) => continue,
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+
+    /// The entries of `dir` (but `.` and `..`): each name, and whether it is a directory
+    /// (a link never is).
+    pub fn entries(dir: impl AsFd) -> Vec<(OsString, bool)> {
+        let Ok(listing) = rustix::fs::Dir::read_from(&dir) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for entry in listing.flatten() {
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let name = OsString::from(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name));
+            let kind = match entry.file_type() {
+                FileType::Unknown => {
+                    rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW)
+                        .map(|stat| FileType::from_raw_mode(stat.st_mode))
+                        .unwrap_or(FileType::Unknown)
+                }
+                kind => kind,
+            };
+            found.push((name, kind == FileType::Directory));
+        }
+        found
+    }
+}
+
+/// Size and SHA-256 of `content`.
+pub fn digest_of(content: &[u8]) -> Digested {
+    Digested {
+        bytes: content.len() as u64,
+        sha256: hex(&Sha256::digest(content)),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -274,13 +575,6 @@ fn hex(bytes: &[u8]) -> String {
         let _ = write!(text, "{b:02x}");
         text
     })
-}
-
-fn parent_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    }
 }
 
 /// A file name for an id the service chose: the id itself when it is a safe, plain file name
@@ -362,18 +656,20 @@ mod tests {
     #[test]
     fn a_torn_or_changed_file_does_not_verify() {
         let dir = tempfile::tempdir().unwrap();
+        let tree = Tree::open(dir.path()).unwrap();
         let path = dir.path().join("f");
+        let rel = Path::new("f");
         std::fs::write(&path, b"hello").unwrap();
         let expected = digest_of(b"hello");
         assert_eq!(
-            verify(&path, &expected, true),
+            tree.verify(rel, &expected, true),
             Some(Some(b"hello".to_vec()))
         );
         std::fs::write(&path, b"hell").unwrap();
-        assert_eq!(verify(&path, &expected, false), None);
+        assert_eq!(tree.verify(rel, &expected, false), None);
         std::fs::write(&path, b"jello").unwrap();
-        assert_eq!(verify(&path, &expected, false), None);
+        assert_eq!(tree.verify(rel, &expected, false), None);
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(verify(&path, &expected, false), None);
+        assert_eq!(tree.verify(rel, &expected, false), None);
     }
 }
