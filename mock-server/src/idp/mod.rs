@@ -23,7 +23,6 @@ use jsonwebtoken::{Algorithm, Header, Validation, errors::ErrorKind};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use crate::config::TestUser;
 use crate::problem::Problem;
 use crate::redact::debug_showing;
 
@@ -164,6 +163,27 @@ impl Caller {
         self.name.unwrap_or(self.username)
     }
 }
+
+/// Someone who can sign in on the mock's authorization page.
+///
+/// Written `USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]` (so neither user name nor password holds
+/// a `:`); the display name (default: the user name) is the `name` claim and the
+/// `createdByName` of the sessions the user creates.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TestUser {
+    /// Signs in with this (`preferred_username`).
+    pub username: String,
+    /// The password (never printed by `Debug` or in errors).
+    pub password: String,
+    /// The display name (`name`).
+    pub name: String,
+    /// The e-mail address (`email`, with the `email` scope).
+    pub email: Option<String>,
+}
+
+// The password is a secret; the names and the e-mail address are personal data (a user name
+// may be an e-mail address).
+debug_showing!(TestUser {});
 
 /// The stable `sub` of a test user (the same across restarts).
 pub fn user_subject(username: &str) -> String {

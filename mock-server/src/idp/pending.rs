@@ -12,8 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::{DateTime, Duration, Utc};
 
 use super::grants::{digest, random_token};
-use super::{ClientKind, constant_time_eq};
-use crate::config::TestUser;
+use super::{ClientKind, TestUser, constant_time_eq};
 
 /// How long a person has to sign in and answer the consent question.
 const PENDING_LIFETIME: Duration = Duration::minutes(10);
