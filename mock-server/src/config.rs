@@ -7,6 +7,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+// The identity provider's users are its model's; reading and checking them is configuration.
+pub use crate::idp::TestUser;
+
 /// The client id the mock accepts when none is configured.
 pub const DEFAULT_CLIENT_ID: &str = "creditdata-mock-client";
 /// The client secret the mock accepts when none is configured (a local mock has no secret worth
@@ -400,27 +403,6 @@ impl fmt::Debug for MockConfig {
             .finish()
     }
 }
-
-/// Someone who can sign in on the mock's authorization page.
-///
-/// Written `USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]` (so neither user name nor password holds
-/// a `:`); the display name (default: the user name) is the `name` claim and the
-/// `createdByName` of the sessions the user creates.
-#[derive(Clone, PartialEq, Eq)]
-pub struct TestUser {
-    /// Signs in with this (`preferred_username`).
-    pub username: String,
-    /// The password (never printed by `Debug` or in errors).
-    pub password: String,
-    /// The display name (`name`).
-    pub name: String,
-    /// The e-mail address (`email`, with the `email` scope).
-    pub email: Option<String>,
-}
-
-// The password is a secret; the names and the e-mail address are personal data (a user name
-// may be an e-mail address).
-crate::redact::debug_showing!(TestUser {});
 
 impl TestUser {
     fn check(&self) -> Result<(), ConfigError> {

@@ -41,6 +41,7 @@ mod data;
 mod described;
 mod files;
 mod guard;
+pub mod idp;
 mod problem;
 pub mod realism;
 mod redact;
@@ -59,9 +60,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use auth::TokenOptions;
 pub use config::{ConfigError, DEFAULT_TAKE, MAX_TAKE, MockConfig};
 pub use guard::CONTROL_HEADER;
+pub use idp::TokenOptions;
 pub use problem::Problem;
 pub use realism::Realism;
 /// How the PDF report writes text (tests use it to find names in the report's bytes).
@@ -91,8 +92,8 @@ pub fn example_answer(
     Some(described::example::example(description, schema, &mut rng))
 }
 
-use auth::{IdentityProvider, KeyError, REALM, SigningKey};
 use guard::HostPolicy;
+use idp::{IdentityProvider, KeyError, REALM, SigningKey};
 use state::AppState;
 use store::{StateFile, Store};
 

@@ -24,9 +24,9 @@ mod tests {
     use chrono::{TimeZone as _, Utc};
     use uuid::Uuid;
 
-    use crate::auth::{Caller, Claims, IdTokenClaims};
     use crate::config::{MockConfig, TestUser};
     use crate::data::{Dossier, DossierCache};
+    use crate::idp::{Caller, Claims, IdTokenClaims};
     use crate::problem::Problem;
     use crate::store::{
         CountryRequest, Notification, NotificationKind, PackageRequest, Progress, SessionRecord,
@@ -164,7 +164,7 @@ mod tests {
             jti: "jti".into(),
             iss: "issuer".into(),
             aud: "audience".into(),
-            sub: crate::auth::user_subject(USERNAME),
+            sub: crate::idp::user_subject(USERNAME),
             typ: "Bearer".into(),
             azp: "creditdata-cli".into(),
             scope: "openid email".into(),
@@ -176,7 +176,7 @@ mod tests {
         };
         let id_token = IdTokenClaims {
             iss: "issuer".into(),
-            sub: crate::auth::user_subject(USERNAME),
+            sub: crate::idp::user_subject(USERNAME),
             aud: "creditdata-cli".into(),
             exp: 2,
             iat: 1,

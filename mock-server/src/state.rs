@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 use creditdata_client::types::Session;
 use uuid::Uuid;
 
-use crate::auth::IdentityProvider;
-use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
 use crate::data::{Dossier, DossierCache};
 use crate::described::Description;
+use crate::idp::IdentityProvider;
+use crate::idp::grants::IdentityState;
 use crate::problem::Problem;
 use crate::store::{STATE_VERSION, SessionRecord, StateError, StateFile, Store};
 use crate::views::View;
@@ -312,7 +312,7 @@ mod tests {
     use creditdata_client::types::DataPackageInput;
 
     use super::*;
-    use crate::auth::SigningKey;
+    use crate::idp::SigningKey;
     use crate::store::{CountryRequest, PackageRequest, Progress, SourceOverride};
 
     fn state_with_file(path: std::path::PathBuf) -> Arc<AppState> {

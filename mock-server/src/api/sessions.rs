@@ -23,9 +23,9 @@ use super::validate::{
     is_country_code, json_body, not_a_country_code, object_body, query_parameters, subject_email,
 };
 use super::{download, read};
-use crate::auth::Caller;
 use crate::config::{DEFAULT_TAKE, MAX_TAKE};
 use crate::described::members::SessionBody;
+use crate::idp::Caller;
 use crate::problem::{FieldErrors, Problem};
 use crate::redact::debug_showing;
 use crate::report;

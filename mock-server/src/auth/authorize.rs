@@ -5,12 +5,11 @@
 //! A request whose client or redirect URI cannot be trusted is answered with an error page and
 //! never redirected (RFC 6749 §4.1.2.1); every later error goes back to the client.
 //!
-//! The forms are bound to the pending request twice: by a cookie that names the browser that
-//! started it (another browser cannot finish it) and by a CSRF token in the form (another site
-//! cannot post it); both are compared in constant time.
+//! The forms are bound to the pending request by a browser cookie and a CSRF token
+//! ([`crate::idp::pending`] keeps and checks both).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -18,87 +17,22 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 
-use super::clients::{self, ClientKind};
+use super::clients;
 use super::codes::CodeGrant;
-use super::grants::{digest, random_token};
+use super::grants::random_token;
 use super::oauth::{is_form_encoded, single_valued};
 use super::pages::{self, ConsentForm, SignInForm};
 use super::{REALM, constant_time_eq};
 use crate::config::TestUser;
+use crate::idp::pending::{AuthorizationRequest, FormRefusal, SignInOutcome};
 use crate::state::AppState;
 
-/// How long a person has to sign in and answer the consent question.
-const PENDING_LIFETIME: Duration = Duration::minutes(10);
-/// Most authorization requests pending at once (anyone can start one).
-const MOST_PENDING: usize = 1000;
-/// Wrong passwords accepted for one request before it is abandoned.
-const MOST_FAILED_SIGN_INS: u8 = 5;
 /// Longest `state` and `nonce` kept (they are stored and echoed).
 const LONGEST_ECHOED: usize = 2048;
 /// The cookie that names the browser an authorization request was started in.
 const BROWSER_COOKIE: &str = "creditdata_mock_browser";
-
-/// What the client asked for, once checked.
-#[derive(Clone)]
-struct AuthorizationRequest {
-    client_id: String,
-    kind: ClientKind,
-    redirect_uri: String,
-    scopes: Vec<String>,
-    state: Option<String>,
-    nonce: Option<String>,
-    code_challenge: String,
-}
-
-#[derive(Clone)]
-enum Stage {
-    SignIn {
-        failures: u8,
-    },
-    Consent {
-        username: String,
-        auth_time: DateTime<Utc>,
-    },
-}
-
-struct Pending {
-    request: AuthorizationRequest,
-    browser_digest: String,
-    csrf: String,
-    started_at: DateTime<Utc>,
-    stage: Stage,
-}
-
-/// The authorization requests waiting for the person.
-#[derive(Default)]
-pub struct PendingRequests {
-    requests: Mutex<HashMap<String, Pending>>,
-}
-
-impl PendingRequests {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
-        self.requests.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn insert(&self, pending: Pending) -> String {
-        let id = random_token();
-        let now = Utc::now();
-        let mut requests = self.lock();
-        requests.retain(|_, pending| pending.started_at + PENDING_LIFETIME > now);
-        if requests.len() >= MOST_PENDING
-            && let Some(oldest) = requests
-                .iter()
-                .min_by_key(|(_, pending)| pending.started_at)
-                .map(|(id, _)| id.clone())
-        {
-            requests.remove(&oldest);
-        }
-        requests.insert(id.clone(), pending);
-        id
-    }
-}
 
 fn sign_in_action() -> String {
     format!("/realms/{REALM}/login-actions/authenticate")
@@ -313,9 +247,8 @@ pub async fn authorize(
             (browser, HeaderValue::from_str(&cookie).ok())
         }
     };
-    let csrf = random_token();
-    let request_id = state.idp.pending.insert(Pending {
-        request: AuthorizationRequest {
+    let (request_id, csrf) = state.idp.pending().start(
+        AuthorizationRequest {
             client_id: client_id.to_owned(),
             kind,
             redirect_uri: redirect_uri.to_owned(),
@@ -324,11 +257,8 @@ pub async fn authorize(
             nonce: nonce.map(str::to_owned),
             code_challenge: code_challenge.to_owned(),
         },
-        browser_digest: digest(&browser),
-        csrf: csrf.clone(),
-        started_at: Utc::now(),
-        stage: Stage::SignIn { failures: 0 },
-    });
+        &browser,
+    );
     let action = sign_in_action();
     pages::sign_in(
         StatusCode::OK,
@@ -381,53 +311,38 @@ fn check_posted_form(
              start again.",
         ));
     };
-    let requests = state.idp.pending.lock();
-    let now = Utc::now();
-    let live = requests
-        .get(&request_id)
-        .filter(|pending| pending.started_at + PENDING_LIFETIME > now);
-    let Some(pending) = live else {
-        return Err(pages::message(
+    let refusal = state.idp.pending().check_form(
+        &request_id,
+        browser_cookie(headers).as_deref(),
+        params.get("csrf_token").map(String::as_str),
+    );
+    match refusal {
+        Ok(()) => Ok((request_id, params)),
+        Err(FormRefusal::Ended) => Err(pages::message(
             StatusCode::BAD_REQUEST,
             "This sign-in has ended",
             "This sign-in has expired or was already finished. Go back to the application and \
              start again.",
-        ));
-    };
-    let same_browser = browser_cookie(headers).is_some_and(|browser| {
-        constant_time_eq(
-            digest(&browser).as_bytes(),
-            pending.browser_digest.as_bytes(),
-        )
-    });
-    if !same_browser {
-        return Err(pages::message(
+        )),
+        Err(FormRefusal::OtherBrowser) => Err(pages::message(
             StatusCode::FORBIDDEN,
             "This sign-in belongs to another browser",
             "This sign-in was started in another browser, or the browser refused its cookie. \
              Start again from the application in this browser, with cookies allowed for this \
              site.",
-        ));
-    }
-    match params.get("csrf_token") {
-        None => Err(pages::message(
+        )),
+        Err(FormRefusal::NoCsrf) => Err(pages::message(
             StatusCode::FORBIDDEN,
             "The form was refused",
             "The form has no security token (csrf_token), so it may not come from this page. \
              Go back to the application and start again.",
         )),
-        Some(token) if !constant_time_eq(token.as_bytes(), pending.csrf.as_bytes()) => {
-            Err(pages::message(
-                StatusCode::FORBIDDEN,
-                "The form was refused",
-                "The form's security token (csrf_token) does not belong to this sign-in. Go back \
-                 to the application and start again.",
-            ))
-        }
-        Some(_) => {
-            drop(requests);
-            Ok((request_id, params))
-        }
+        Err(FormRefusal::WrongCsrf) => Err(pages::message(
+            StatusCode::FORBIDDEN,
+            "The form was refused",
+            "The form's security token (csrf_token) does not belong to this sign-in. Go back \
+             to the application and start again.",
+        )),
     }
 }
 
@@ -461,29 +376,23 @@ pub async fn sign_in(
         .get("password")
         .map(String::as_str)
         .unwrap_or_default();
-    let user = find_user(&state.config.users, username, password).cloned();
-    let now = Utc::now();
-    let mut requests = state.idp.pending.lock();
-    let Some(pending) = requests.get_mut(&request_id) else {
-        return pages::message(
-            StatusCode::BAD_REQUEST,
-            "This sign-in has ended",
-            "This sign-in has expired or was already finished. Go back to the application and start again.",
-        );
-    };
-    let Stage::SignIn { failures } = pending.stage else {
-        return pages::message(
-            StatusCode::BAD_REQUEST,
-            "Already signed in",
-            "You have already signed in for this request; answer the question on the previous page.",
-        );
-    };
-    let Some(user) = user else {
-        let failures = failures.saturating_add(1);
-        if failures >= MOST_FAILED_SIGN_INS {
-            let request = pending.request.clone();
-            requests.remove(&request_id);
-            drop(requests);
+    let user = find_user(&state.config.users, username, password);
+    let (csrf, request, user) = match state.idp.pending().sign_in(&request_id, user) {
+        SignInOutcome::Ended => {
+            return pages::message(
+                StatusCode::BAD_REQUEST,
+                "This sign-in has ended",
+                "This sign-in has expired or was already finished. Go back to the application and start again.",
+            );
+        }
+        SignInOutcome::AlreadySignedIn => {
+            return pages::message(
+                StatusCode::BAD_REQUEST,
+                "Already signed in",
+                "You have already signed in for this request; answer the question on the previous page.",
+            );
+        }
+        SignInOutcome::Abandoned(request) => {
             tracing::info!(client_id = %request.client_id, "a sign-in was abandoned after repeated wrong passwords");
             return error_back(
                 state.idp.issuer(),
@@ -493,33 +402,27 @@ pub async fn sign_in(
                 "Too many wrong passwords: the sign-in was abandoned.",
             );
         }
-        pending.stage = Stage::SignIn { failures };
-        let csrf = pending.csrf.clone();
-        let client_id = pending.request.client_id.clone();
-        drop(requests);
-        let action = sign_in_action();
-        return pages::sign_in(
-            StatusCode::OK,
-            &SignInForm {
-                request_id: &request_id,
-                csrf: &csrf,
-                client_id: &client_id,
-                error: Some("Invalid user name or password."),
-                username: Some(username).filter(|name| !name.is_empty()),
-                action: &action,
-            },
-            None,
-        );
+        SignInOutcome::Retry { csrf, client_id } => {
+            let action = sign_in_action();
+            return pages::sign_in(
+                StatusCode::OK,
+                &SignInForm {
+                    request_id: &request_id,
+                    csrf: &csrf,
+                    client_id: &client_id,
+                    error: Some("Invalid user name or password."),
+                    username: Some(username).filter(|name| !name.is_empty()),
+                    action: &action,
+                },
+                None,
+            );
+        }
+        SignInOutcome::SignedIn {
+            csrf,
+            request,
+            user,
+        } => (csrf, request, user),
     };
-    // A new token for the next form: one seen before signing in is worth nothing after.
-    pending.csrf = random_token();
-    pending.stage = Stage::Consent {
-        username: user.username.clone(),
-        auth_time: now,
-    };
-    let csrf = pending.csrf.clone();
-    let request = pending.request.clone();
-    drop(requests);
     let action = consent_action();
     pages::consent(&ConsentForm {
         request_id: &request_id,
@@ -556,22 +459,8 @@ pub async fn consent(
             );
         }
     };
-    let pending = {
-        let mut requests = state.idp.pending.lock();
-        match requests
-            .get(&request_id)
-            .map(|pending| pending.stage.clone())
-        {
-            Some(Stage::Consent {
-                username,
-                auth_time,
-            }) => requests
-                .remove(&request_id)
-                .map(|pending| (pending.request, username, auth_time)),
-            _ => None,
-        }
-    };
-    let Some((request, username, auth_time)) = pending else {
+    let Some((request, username, auth_time)) = state.idp.pending().take_consented(&request_id)
+    else {
         return pages::message(
             StatusCode::BAD_REQUEST,
             "Not signed in",
@@ -589,7 +478,7 @@ pub async fn consent(
         );
     }
     let lifetime = Duration::from_std(state.config.code_lifetime).unwrap_or(Duration::zero());
-    let code = state.idp.codes.issue(
+    let code = state.idp.codes().issue(
         CodeGrant {
             client_id: request.client_id.clone(),
             redirect_uri: request.redirect_uri.clone(),
@@ -607,76 +496,4 @@ pub async fn consent(
     }
     answer.push(("iss", issuer));
     redirect_back(&request.redirect_uri, &answer)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration as StdDuration;
-
-    use super::*;
-    use crate::auth::{IdentityProvider, SigningKey};
-    use crate::config::MockConfig;
-    use crate::store::Store;
-
-    fn state() -> Arc<AppState> {
-        let config = MockConfig::default();
-        let idp = Arc::new(IdentityProvider::new(
-            "http://127.0.0.1:1/realms/consumer".into(),
-            config.audience.clone(),
-            StdDuration::from_secs(300),
-            config.client_id.clone(),
-            config.client_secret.clone(),
-            SigningKey::generate().expect("key"),
-        ));
-        let description =
-            crate::described::Description::load(None).expect("the embedded description");
-        Arc::new(AppState::new(
-            config,
-            idp,
-            Store::default(),
-            false,
-            description,
-        ))
-    }
-
-    #[test]
-    fn a_pending_request_past_its_lifetime_cannot_be_finished() {
-        let state = state();
-        let browser = random_token();
-        let csrf = random_token();
-        let pending = |started_at| Pending {
-            request: AuthorizationRequest {
-                client_id: "creditdata-cli".into(),
-                kind: ClientKind::Public,
-                redirect_uri: "http://127.0.0.1:1/cb".into(),
-                scopes: vec!["openid".into()],
-                state: None,
-                nonce: None,
-                code_challenge: "c".repeat(43),
-            },
-            browser_digest: digest(&browser),
-            csrf: csrf.clone(),
-            started_at,
-            stage: Stage::SignIn { failures: 0 },
-        };
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/x-www-form-urlencoded"),
-        );
-        headers.insert(
-            header::COOKIE,
-            HeaderValue::from_str(&format!("{BROWSER_COOKIE}={browser}")).expect("cookie"),
-        );
-        let form = |id: &str| Bytes::from(format!("request={id}&csrf_token={csrf}"));
-
-        let fresh = state.idp.pending.insert(pending(Utc::now()));
-        assert!(posted_form(&state, &headers, &form(&fresh)).is_ok());
-        // Inserted last, so nothing pruned it: only the lookup can tell it is too old.
-        let stale = state.idp.pending.insert(pending(
-            Utc::now() - PENDING_LIFETIME - Duration::seconds(1),
-        ));
-        let refused = posted_form(&state, &headers, &form(&stale)).expect_err("expired");
-        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    }
 }

@@ -9,6 +9,7 @@ use chrono::Utc;
 use std::sync::Arc;
 
 use super::{Caller, Claims, REALM, invalid_token};
+use crate::idp::bearer_token;
 use crate::problem::Problem;
 use crate::state::AppState;
 
@@ -69,24 +70,4 @@ pub(crate) fn authenticate_bearer(
         }
     }
     Ok(claims)
-}
-
-/// `Bearer <token>`, scheme case-insensitive; the rate limit reads a request's token the same way.
-pub(crate) fn bearer_token(value: &str) -> Option<&str> {
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bearer_tokens_are_read_case_insensitively_and_trimmed() {
-        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
-        assert_eq!(bearer_token("bearer  abc "), Some("abc"));
-        assert_eq!(bearer_token("Basic abc"), None);
-        assert_eq!(bearer_token("Bearer "), None);
-    }
 }

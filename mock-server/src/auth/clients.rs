@@ -14,6 +14,7 @@ use base64::engine::general_purpose::STANDARD;
 
 use super::oauth::oauth_error;
 use crate::config::MockConfig;
+pub use crate::idp::ClientKind;
 use crate::state::AppState;
 
 /// The scopes a client may ask for, with what the consent page says each one allows.
@@ -28,15 +29,6 @@ pub const SCOPES: [(&str, &str); 3] = [
 
 /// The scope granted when the authorization request names none.
 pub const DEFAULT_SCOPE: &str = "openid";
-
-/// How a client authenticates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientKind {
-    /// Holds a secret.
-    Confidential,
-    /// A native application: holds no secret, so proves possession with PKCE alone.
-    Public,
-}
 
 /// The kind of `client_id`, when the provider knows it.
 pub fn client_kind(config: &MockConfig, client_id: &str) -> Option<ClientKind> {

@@ -49,5 +49,5 @@ pub async fn discovery(State(state): State<Arc<AppState>>) -> Response {
 
 /// `GET {issuer}/protocol/openid-connect/certs`
 pub async fn jwks(State(state): State<Arc<AppState>>) -> Response {
-    Json(json!({ "keys": [state.idp.key().jwk.clone()] })).into_response()
+    Json(json!({ "keys": [state.idp.key().jwk().clone()] })).into_response()
 }

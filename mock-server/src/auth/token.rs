@@ -152,7 +152,7 @@ async fn authorization_code(
             "Missing form parameter: code_verifier (PKCE is required).",
         );
     };
-    let (grant, sid) = match state.idp.codes.redeem(code) {
+    let (grant, sid) = match state.idp.codes().redeem(code) {
         Redemption::First { grant, sid } => (grant, sid),
         Redemption::Replayed { sid } => {
             if let Some(sid) = sid
@@ -226,7 +226,7 @@ async fn authorization_code(
         return server_error(&problem);
     }
     // A replay that arrived while the sign-in was being saved could not end it yet.
-    if state.idp.codes.was_replayed(code) {
+    if state.idp.codes().was_replayed(code) {
         if let Err(problem) = state
             .update_identity(|identity, _| identity.revoke(sid))
             .await

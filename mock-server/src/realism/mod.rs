@@ -32,7 +32,7 @@ pub use latency::{Latency, LatencyRule, LatencySpec, MAX_LATENCY, RoutePattern};
 pub use rate_limit::{RateLimit, Window};
 pub use settings::{Realism, RealismError};
 
-use crate::auth::IdentityProvider;
+use crate::idp::IdentityProvider;
 use connection::{Connection, ObservedListener};
 
 /// The pieces of realism a running server puts in its request path, built once at start.

@@ -25,7 +25,7 @@ use governor::state::keyed::HashMapStateStore;
 use governor::{Quota, RateLimiter};
 
 use super::connection::Connection;
-use crate::auth::{IdentityProvider, bearer_token};
+use crate::idp::{IdentityProvider, bearer_token};
 use crate::problem::Problem;
 
 /// The most requests a limit may allow per window, and the largest burst.

@@ -15,8 +15,8 @@ use creditdata_client::types::{
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::auth::grants::IdentityState;
 use crate::config::MockConfig;
+use crate::idp::grants::IdentityState;
 use crate::redact::debug_showing;
 
 mod state_file;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::SessionRecord;
-use crate::auth::grants::IdentityState;
+use crate::idp::grants::IdentityState;
 
 /// The state file's content (its `Debug` shows neither the key nor the sessions).
 #[derive(Serialize, Deserialize)]

@@ -27,7 +27,7 @@ pub struct SigningKey {
     pkcs8_pem: String,
     pub(super) encoding: EncodingKey,
     pub(super) decoding: DecodingKey,
-    pub(super) jwk: serde_json::Value,
+    jwk: serde_json::Value,
 }
 
 impl fmt::Debug for SigningKey {
@@ -94,6 +94,11 @@ impl SigningKey {
     /// The PKCS#8 PEM (kept in the state file so tokens outlive a restart).
     pub fn pkcs8_pem(&self) -> &str {
         &self.pkcs8_pem
+    }
+
+    /// The public key as a JWK (what the JWKS endpoint publishes).
+    pub fn jwk(&self) -> &serde_json::Value {
+        &self.jwk
     }
 }
 
