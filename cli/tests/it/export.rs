@@ -16,6 +16,17 @@ use sha2::{Digest, Sha256};
 
 use crate::common::{command, control};
 
+/// `creditdata export` of every session the customer completed into `tree`, its summary as JSON.
+pub(crate) const EXPORT_TREE: [&str; 7] = [
+    "export",
+    "--out",
+    "tree",
+    "--status",
+    "completed-by-customer",
+    "--output",
+    "json",
+];
+
 pub(crate) async fn mock_with(realism: Realism) -> MockServer {
     crate::common::mock_with(MockConfig {
         realism,
@@ -189,15 +200,7 @@ async fn export_writes_every_file_and_a_rerun_keeps_verified_files_and_repairs_t
     let work = tempfile::tempdir().unwrap();
     let ids = completed_sessions(&mock, work.path(), 2).await;
     let vars = vars(&mock, mock.base_url());
-    let args = [
-        "export",
-        "--out",
-        "tree",
-        "--status",
-        "completed-by-customer",
-        "--output",
-        "json",
-    ];
+    let args = EXPORT_TREE;
     let root = work.path().join("tree");
 
     let first_output = creditdata(work.path(), &vars, &args).await;

@@ -12,8 +12,18 @@ use creditdata_mock::realism::Realism;
 use serde_json::{Value, json};
 
 use crate::export::{
-    assert_status, completed_sessions, creditdata, mock_with, summary, vars, verified_manifests,
+    EXPORT_TREE, assert_status, completed_sessions, creditdata, mock_with, summary, vars,
+    verified_manifests,
 };
+
+/// The mock with one session the customer completed, a work directory, and that session's id
+/// (in a list, as `completed_sessions` gives it).
+async fn one_completed_session() -> (MockServer, tempfile::TempDir, Vec<String>) {
+    let mock = mock_with(Realism::new()).await;
+    let work = tempfile::tempdir().unwrap();
+    let ids = completed_sessions(&mock, work.path(), 1).await;
+    (mock, work, ids)
+}
 
 /// What the hostile service lists as a session's attachments: (id, fileName, mimeType).
 type Listing = Arc<dyn Fn() -> Vec<(String, Option<String>, Option<String>)> + Send + Sync>;
@@ -110,9 +120,7 @@ fn attachments_of(manifest: &Value) -> Vec<String> {
 /// `--concurrency` files are obtained at once, and the rest is the session's failure.
 #[tokio::test]
 async fn item_3_export_memory_is_bounded_whatever_a_listing_says() {
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let (mock, work, ids) = one_completed_session().await;
     let listing: Listing = Arc::new(|| {
         (0..400_000)
             .map(|n| (format!("att-{n}"), None, Some("application/pdf".into())))
@@ -184,9 +192,7 @@ async fn item_3_export_memory_is_bounded_whatever_a_listing_says() {
 /// each with the SHA-256 its manifest records.
 #[tokio::test]
 async fn item_8_two_files_never_share_a_name() {
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let (mock, work, ids) = one_completed_session().await;
     let listing: Listing = Arc::new(|| {
         vec![
             (
@@ -299,18 +305,8 @@ async fn gate(
 #[cfg(unix)]
 #[tokio::test]
 async fn item_7_one_export_per_directory_really() {
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    completed_sessions(&mock, work.path(), 1).await;
-    let args = [
-        "export",
-        "--out",
-        "tree",
-        "--status",
-        "completed-by-customer",
-        "--output",
-        "json",
-    ];
+    let (mock, work, _) = one_completed_session().await;
+    let args = EXPORT_TREE;
     let root = work.path().join("tree");
     let lock = root.join(".creditdata-export.lock");
 
@@ -377,19 +373,9 @@ fn anything_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 async fn item_6_export_writes_only_inside_its_tree() {
     use std::os::unix::fs::{PermissionsExt, symlink};
 
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let (mock, work, ids) = one_completed_session().await;
     let vars = vars(&mock, mock.base_url());
-    let args = [
-        "export",
-        "--out",
-        "tree",
-        "--status",
-        "completed-by-customer",
-        "--output",
-        "json",
-    ];
+    let args = EXPORT_TREE;
     let root = work.path().join("tree");
     let sessions = root.join("sessions");
     std::fs::create_dir_all(&sessions).unwrap();
@@ -440,19 +426,9 @@ async fn item_6_export_writes_only_inside_its_tree() {
 #[cfg(unix)]
 #[tokio::test]
 async fn item_6_verify_reports_a_fifo_and_does_not_block() {
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    let ids = completed_sessions(&mock, work.path(), 1).await;
+    let (mock, work, ids) = one_completed_session().await;
     let vars = vars(&mock, mock.base_url());
-    let args = [
-        "export",
-        "--out",
-        "tree",
-        "--status",
-        "completed-by-customer",
-        "--output",
-        "json",
-    ];
+    let args = EXPORT_TREE;
     let root = work.path().join("tree");
     assert_status(&creditdata(work.path(), &vars, &args).await, 0);
     let report = root.join("sessions").join(&ids[0]).join("report.pdf");
@@ -518,9 +494,7 @@ async fn peak_rss(
 #[tokio::test]
 #[ignore = "a benchmark: cargo test -p creditdata-cli --test it item_3_peak -- --ignored --nocapture"]
 async fn item_3_peak_memory_against_400000_ids() {
-    let mock = mock_with(Realism::new()).await;
-    let work = tempfile::tempdir().unwrap();
-    completed_sessions(&mock, work.path(), 1).await;
+    let (mock, work, _) = one_completed_session().await;
     // `EXPORT_MEMORY_IDS` sets another length, for comparison.
     let ids: usize = std::env::var("EXPORT_MEMORY_IDS")
         .ok()
