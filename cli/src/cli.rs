@@ -224,6 +224,10 @@ pub struct LoginArgs {
     /// How long to wait for the sign-in to finish in the browser.
     #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
     pub timeout: Duration,
+    /// Keep the new sign-in even when it names another person (or identity provider) than the
+    /// profile's current one; without it such a sign-in is ended and nothing changes.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `auth ...`

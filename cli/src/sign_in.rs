@@ -12,7 +12,8 @@ use std::time::{Duration, SystemTime};
 use chrono::{DateTime, SecondsFormat, Utc};
 use creditdata_client::error::DisplayChain;
 use creditdata_client::sign_in::{
-    IdentityProvider, SignIn, SignInError, SignInOptions, TokenStore, TokenStoreErrorKind, sign_out,
+    IdentityProvider, SignIn, SignInError, SignInOptions, StoredSignIn, TokenStore,
+    TokenStoreErrorKind, sign_out,
 };
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
@@ -71,9 +72,12 @@ pub async fn login(
     let pending = SignIn::start(&provider, options)
         .await
         .map_err(sign_in_failure)?;
-    let url = pending.authorization_url().to_string();
+    // The start address, not the authorization URL: a browser launcher's argument is readable
+    // by every local user, and the authorization URL's state, nonce and PKCE challenge would
+    // let one of them finish this sign-in as themselves.
+    let url = pending.start_url().to_string();
     note(&format!(
-        "To sign in to {} (profile {}), open this address in a browser on this computer:\n\n  {url}\n",
+        "To sign in to {} (profile {}), open this address in a browser on this computer (it works once):\n\n  {url}\n",
         target.environment, context.profile_name
     ));
     if !args.no_browser
@@ -95,6 +99,22 @@ pub async fn login(
     // The sign-in this one replaces is ended below: a refresh token nobody keeps any more must
     // not stay valid at the provider. Unreadable is as good as none here.
     let previous = store.load().ok().flatten();
+    if let Some(previous) = &previous
+        && let Some(change) = subject_change(previous, &signed_in)
+    {
+        if !args.force {
+            // Someone else's sign-in delivered to this port is exactly what a local attacker
+            // achieves: nothing of it is kept, and the person decides.
+            let _ = sign_out(&provider, &signed_in).await;
+            return Err(Failure::Auth(format!(
+                "WARNING: this sign-in is {change}. Nothing was changed and the new sign-in was ended. If you meant to switch, run `creditdata login --force`; if you did not, someone on this computer may have tried to take over the sign-in"
+            )));
+        }
+        note(&format!(
+            "WARNING: profile {} now signs in {change} (--force)",
+            context.profile_name
+        ));
+    }
     if let Err(error) = store.save(&signed_in) {
         // Tokens nobody keeps should not stay valid at the provider.
         let _ = sign_out(&provider, &signed_in).await;
@@ -139,6 +159,20 @@ pub async fn login(
     };
     note(&format!("Signed in to {} as {who}", target.environment));
     Ok(())
+}
+
+/// How `new` differs in person from `previous`, when it does: another subject, or another
+/// issuer (a subject is only unique within its issuer).
+fn subject_change(previous: &StoredSignIn, new: &StoredSignIn) -> Option<String> {
+    let (was, is) = (previous.user(), new.user());
+    if previous.issuer == new.issuer && was.subject == is.subject {
+        return None;
+    }
+    Some(format!(
+        "as {}, not as {} who was signed in with this profile",
+        is.display_name(),
+        was.display_name()
+    ))
 }
 
 /// `creditdata logout`: revokes at the identity provider, then forgets. Idempotent.

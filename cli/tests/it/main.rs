@@ -7,4 +7,5 @@ mod common;
 mod export;
 mod ready;
 mod sign_in;
+mod sign_in_trust;
 mod trust;

@@ -14,7 +14,7 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let provider = IdentityProvider::new("https://login.example.test/realms/consumer", "creditdata-cli")?;
 //! let pending = SignIn::start(&provider, SignInOptions::default()).await?;
-//! println!("Open {} in your browser", pending.authorization_url());
+//! println!("Open {} in your browser", pending.start_url());
 //! let signed_in = pending.finish().await?; // waits for the browser's redirect
 //! println!("Signed in as {}", signed_in.user().display_name());
 //!
@@ -39,6 +39,10 @@
 //!
 //! # What a hostile local web page or process cannot do
 //!
+//! - **Read the sign-in's secrets from a command line.** Open (or launch the browser with)
+//!   [`PendingSignIn::start_url`], `http://127.0.0.1:PORT/start`, which carries none: it
+//!   answers once with a redirect to the authorization URL, and a second request for it ends
+//!   the sign-in ([`SignInError::StartReused`]) instead of racing whoever read it.
 //! - **Complete the sign-in with its own code.** Only a redirect to `/callback` whose `state`
 //!   equals this sign-in's (compared in constant time) is considered; any other request (a
 //!   wrong or missing `state`, another path, another method, a malformed or oversized request)
@@ -158,6 +162,14 @@ pub enum SignInError {
     /// An unusable setting (issuer URL, client id).
     #[error("{0}")]
     Config(String),
+    /// The one-time start address ([`PendingSignIn::start_url`]) was asked for a second time:
+    /// another program on this computer may have read it and gone on to the provider with this
+    /// sign-in's secrets, so the sign-in was ended.
+    #[error(
+        "the sign-in address was opened more than once: another program on this computer may have \
+         read it, so this sign-in was ended; start again and open the address only once"
+    )]
+    StartReused,
 }
 
 impl From<AuthError> for SignInError {
@@ -269,11 +281,15 @@ impl SignIn {
             request = request.add_extra_param("prompt", prompt.clone());
         }
         let (url, _) = request.url();
+        let start_url =
+            reqwest::Url::parse(&format!("http://127.0.0.1:{port}{}", loopback::START_PATH))
+                .map_err(|e| SignInError::Config(format!("start address: {e}")))?;
         Ok(PendingSignIn {
             provider: provider.clone(),
             metadata,
             listener,
             url,
+            start_url,
             redirect,
             state: SecretString::from(expected_state),
             nonce: SecretString::from(nonce.secret().clone()),
@@ -290,6 +306,7 @@ pub struct PendingSignIn {
     metadata: Arc<provider::ProviderMetadata>,
     listener: tokio::net::TcpListener,
     url: reqwest::Url,
+    start_url: reqwest::Url,
     redirect: RedirectUrl,
     state: SecretString,
     nonce: SecretString,
@@ -310,10 +327,21 @@ impl fmt::Debug for PendingSignIn {
 }
 
 impl PendingSignIn {
-    /// The URL to open in the person's browser (or print for them to open). It carries the
-    /// `state`, so treat it as confidential until the sign-in is over.
+    /// The provider's authorization URL. It carries the `state`, the `nonce` and the PKCE
+    /// challenge: whoever reads it can deliver their own sign-in to this one, so it must never
+    /// go on a command line (a browser launcher's argument is readable by every local user).
+    /// Open [`start_url`](Self::start_url) instead.
     pub fn authorization_url(&self) -> &reqwest::Url {
         &self.url
+    }
+
+    /// The address to open in the person's browser (or to print): `http://127.0.0.1:PORT/start`
+    /// on the loopback listener, carrying no secret. It answers once, with a redirect to the
+    /// [`authorization_url`](Self::authorization_url); asked a second time, it answers nothing
+    /// and the sign-in ends with [`SignInError::StartReused`], so that a local program that
+    /// read the address and got there first cannot finish the sign-in unnoticed.
+    pub fn start_url(&self) -> &reqwest::Url {
+        &self.start_url
     }
 
     /// The redirect URI the provider sends the browser back to.
@@ -327,10 +355,21 @@ impl PendingSignIn {
             .checked_add(self.timeout)
             .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
         let mut waiter = loopback::Waiter::new(&self.listener);
+        let mut started = false;
         loop {
             let Some(callback) = waiter.next(deadline).await else {
                 return Err(SignInError::TimedOut(self.timeout));
             };
+            if let Ok(loopback::Request::Start) = &callback.parameters {
+                if started {
+                    let error = SignInError::StartReused;
+                    callback.answer(loopback::Page::failed(&error)).await;
+                    return Err(error);
+                }
+                started = true;
+                callback.answer(loopback::Page::redirect(&self.url)).await;
+                continue;
+            }
             match self.judge(&callback.parameters) {
                 Verdict::NotOurs(why) => {
                     tracing::debug!(why, "a request on the sign-in port was refused");
@@ -354,9 +393,10 @@ impl PendingSignIn {
     }
 
     /// What a request on the loopback port is.
-    fn judge(&self, parameters: &Result<Vec<(String, String)>, &'static str>) -> Verdict {
-        let parameters = match parameters {
-            Ok(parameters) => parameters,
+    fn judge(&self, request: &Result<loopback::Request, &'static str>) -> Verdict {
+        let parameters = match request {
+            Ok(loopback::Request::Callback(parameters)) => parameters,
+            Ok(loopback::Request::Start) => return Verdict::NotOurs("not the callback path"),
             Err(why) => return Verdict::NotOurs(why),
         };
         let single = |name: &str| -> Result<Option<&str>, ()> {
