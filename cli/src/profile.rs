@@ -184,7 +184,14 @@ impl Config {
     /// Reads `file`; a missing file is an empty configuration.
     pub fn load(file: &Path) -> Result<Config, Failure> {
         let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
+            Ok(text) => {
+                // It says where a person's token goes: nobody else may have written it.
+                if let Some(dir) = file.parent() {
+                    check_not_writable_by_others(dir, "directory")?;
+                }
+                check_not_writable_by_others(file, "file")?;
+                text
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => {
                 return Err(Failure::Usage(format!(
@@ -255,6 +262,40 @@ impl Config {
     }
 }
 
+/// Refuses a configuration file (or its directory) that is not the user's own, or that others
+/// can write: whoever can change `base_url` or `issuer` decides where the sign-in goes.
+#[cfg(unix)]
+fn check_not_writable_by_others(path: &Path, what: &str) -> Result<(), Failure> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let metadata = std::fs::metadata(path).map_err(|e| {
+        Failure::Usage(format!(
+            "cannot inspect the configuration {what} {}: {e}",
+            path.display()
+        ))
+    })?;
+    let me = rustix::process::geteuid().as_raw();
+    if metadata.uid() != me {
+        return Err(Failure::Usage(format!(
+            "the configuration {what} {} belongs to another user (uid {}), who could send your sign-in elsewhere; it is not used: make it yours (`chown`) or set CREDITDATA_CONFIG to a directory of your own",
+            path.display(),
+            metadata.uid()
+        )));
+    }
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(Failure::Usage(format!(
+            "the configuration {what} {} can be written by others (permissions {mode:04o}), who could send your sign-in elsewhere; it is not used: run `chmod go-w` on it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_not_writable_by_others(_: &Path, _: &str) -> Result<(), Failure> {
+    Ok(())
+}
+
 /// An error at `span` of `file`: `FILE:LINE:COLUMN: problem`, as compilers say it.
 fn located(file: &Path, text: &str, span: Range<usize>, problem: &str) -> Failure {
     let start = span.start.min(text.len());
@@ -309,10 +350,16 @@ fn check_environment(value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An http(s) URL without user information, query or fragment.
+/// An https URL (or http to a loopback address) without user information, query or fragment.
 pub fn check_url(value: &str) -> Result<(), String> {
     let url = url::Url::parse(value.trim()).map_err(|e| format!("{value:?} is not a URL ({e})"))?;
-    if !matches!(url.scheme(), "http" | "https") {
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if !(url.scheme() == "https" || url.scheme() == "http" && loopback) {
         return Err(format!("{value:?} must use https (or http on loopback)"));
     }
     if !url.username().is_empty() || url.password().is_some() {

@@ -10,10 +10,11 @@ use std::io::IsTerminal as _;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use creditdata_client::auth::Credentials;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::sign_in::{
-    IdentityProvider, SignIn, SignInError, SignInOptions, StoredSignIn, TokenStore,
-    TokenStoreErrorKind, sign_out,
+    IdentityProvider, SignIn, SignInError, SignInOptions, SignedInCredentials, StoredSignIn,
+    TokenStore, TokenStoreErrorKind, sign_out,
 };
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
@@ -23,8 +24,7 @@ use crate::failure::Failure;
 use crate::output::Output;
 use crate::profile::{Profile, record};
 use crate::settings::{
-    Context, ProfileStore, open_for_reading, store_failure, stored_credentials, target,
-    token_store_failure,
+    Context, ProfileStore, open_for_reading, store_failure, target, token_store_failure,
 };
 use crate::terminal::{note, one_line};
 use crate::token_store::{Opened, open};
@@ -56,6 +56,12 @@ pub async fn login(
     args: &LoginArgs,
 ) -> Result<(), Failure> {
     let target = target(global, env, &context.profile, true)?;
+    if target.api_origin.is_none() {
+        return Err(Failure::Usage(format!(
+            "the address of the service ({}) is not known, and a sign-in is recorded for one service only: give --base-url or --environment",
+            target.environment
+        )));
+    }
     let Opened {
         store,
         fallback_notice,
@@ -92,7 +98,9 @@ pub async fn login(
         "Waiting for the sign-in to finish in the browser (up to {})...",
         humantime::format_duration(args.timeout)
     ));
-    let signed_in = pending.finish().await.map_err(sign_in_failure)?;
+    let mut signed_in = pending.finish().await.map_err(sign_in_failure)?;
+    // The token goes to this service only, until the next login.
+    signed_in.api_origin = target.api_origin.clone();
     if let Some(notice) = fallback_notice {
         note(&format!("note: {notice}"));
     }
@@ -350,7 +358,7 @@ async fn token(
         .is_some_and(|left| left > PRINT_MARGIN);
     let token = match (fresh, stored.access_token()) {
         (true, Some(token)) => token.clone(),
-        _ => renewed_access_token(global, env, context).await?,
+        _ => renewed_access_token(global, env, context, &stored).await?,
     };
     let mut stdout = std::io::stdout().lock();
     std::io::Write::write_all(&mut stdout, token.expose_secret().as_bytes())
@@ -363,17 +371,30 @@ async fn token(
 /// rotated tokens are saved to the store before the new access token is returned, a refused
 /// refresh token is "sign in again", and nothing is sent to the service: a token costs none of
 /// its rate limit, and is had while the identity provider is up even if the service is down.
+///
+/// The client is pointed at the service the sign-in was recorded for, whatever the settings
+/// say now: nothing is sent there, and the token is the one that service accepts.
 async fn renewed_access_token(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
     context: &Context,
+    stored: &StoredSignIn,
 ) -> Result<SecretString, Failure> {
-    let Some(credentials) = stored_credentials(global, env, context)? else {
-        return Err(not_signed_in(context));
+    let Some(origin) = stored.api_origin.clone() else {
+        return Err(Failure::Auth(format!(
+            "the sign-in of profile {:?} does not record which service it is for (it predates that record); run `creditdata login` again",
+            context.profile_name
+        )));
     };
+    let store = open_for_reading(context)?;
+    let provider = IdentityProvider::new(stored.issuer.clone(), stored.client_id.clone())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let (builder, _) = crate::settings::builder(global, env, &context.profile)?;
     let client = builder
-        .credentials(credentials)
+        .base_url(origin)
+        .credentials(Credentials::SignedIn(SignedInCredentials::new(
+            store, provider,
+        )))
         .build()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(client.access_token().await?)

@@ -327,6 +327,12 @@ fn check_directory(dir: &Path) -> Result<(), StoreError> {
             dir.display()
         ))
     })?;
+    if std::os::unix::fs::MetadataExt::uid(&metadata) != rustix::process::geteuid().as_raw() {
+        return Err(StoreError(format!(
+            "the directory {} belongs to another user, who could replace the sign-in; it is not used",
+            dir.display()
+        )));
+    }
     let mode = metadata.permissions().mode() & 0o777;
     if mode & 0o022 != 0 {
         return Err(StoreError(format!(

@@ -175,3 +175,112 @@ async fn item_1_a_sign_in_naming_another_person_needs_force() {
     forced.says("WARNING");
     assert_eq!(home.stored("default")["user"]["username"], "mallory");
 }
+
+#[tokio::test]
+async fn item_2_a_changed_base_url_does_not_carry_the_token_elsewhere() {
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    home.login(&[], &[], |url| {
+        sign_in_over_http(url, "lena", "lena-password", "approve")
+    })
+    .await
+    .ok();
+    let token = home.stored("default")["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Another service on loopback, as a variable or a changed setting would name it.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let elsewhere = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let record = seen.clone();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buffer = vec![0u8; 8192];
+            let n = stream.read(&mut buffer).await.unwrap_or(0);
+            record
+                .lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..n]));
+            let _ = stream
+                .write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\n\r\n")
+                .await;
+        }
+    });
+    for vars in [
+        vec![
+            ("CREDITDATA_BASE_URL", elsewhere.as_str()),
+            ("CREDITDATA_ISSUER", mock.issuer()),
+        ],
+        vec![("CREDITDATA_MOCK_URL", elsewhere.as_str())],
+    ] {
+        let run = home
+            .run_with(&vars, &["--no-retries", "sessions", "list"])
+            .await;
+        assert!(matches!(run.status, 2 | 3), "{}", run.stderr);
+        assert!(run.stderr.contains("creditdata login"), "{}", run.stderr);
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.contains(&token), "the token reached another host");
+    assert!(
+        !seen.to_ascii_lowercase().contains("authorization"),
+        "{seen}"
+    );
+    // Where it was issued for, it still works.
+    home.run(&["sessions", "list"]).await.ok();
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn item_2_a_configuration_others_can_write_is_not_used() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    let dir = home.config_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let file = dir.join("config.toml");
+    std::fs::write(
+        &file,
+        format!("[profiles.work]\nbase_url = \"{}\"\n", mock.base_url()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let token_url = mock.token_url();
+    let vars = [
+        ("CREDITDATA_ENVIRONMENT", ""),
+        ("CREDITDATA_TOKEN_URL", token_url.as_str()),
+        ("CREDITDATA_CLIENT_ID", mock.client_id()),
+        ("CREDITDATA_CLIENT_SECRET", mock.client_secret()),
+    ];
+    let packages = || home.run_with(&vars, &["--profile", "work", "packages"]);
+    let run = packages().await;
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("can be written by others"),
+        "{}",
+        run.stderr
+    );
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let run = packages().await;
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&dir.display().to_string()),
+        "{}",
+        run.stderr
+    );
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    packages().await.ok();
+
+    // A plain-http service off loopback is refused where the file says it.
+    std::fs::write(
+        &file,
+        "[profiles.work]\nbase_url = \"http://api.example.test\"\n",
+    )
+    .unwrap();
+    let run = packages().await;
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("must use https"), "{}", run.stderr);
+}

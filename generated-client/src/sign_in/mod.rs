@@ -488,6 +488,7 @@ impl PendingSignIn {
             scopes,
             user,
             signed_in_at: requested_at,
+            api_origin: None,
         })
     }
 }
@@ -506,16 +507,34 @@ enum Verdict {
 pub struct SignedInCredentials {
     store: Arc<dyn TokenStore>,
     provider: IdentityProvider,
+    /// The origin of the client's base URL, set by the builder.
+    api_origin: Option<String>,
 }
 
 impl SignedInCredentials {
     /// The person's sign-in as kept in `store`, refreshed at `provider`.
     pub fn new(store: Arc<dyn TokenStore>, provider: IdentityProvider) -> Self {
-        SignedInCredentials { store, provider }
+        SignedInCredentials {
+            store,
+            provider,
+            api_origin: None,
+        }
+    }
+
+    /// Binds the credentials to the service at `base_url`: a stored sign-in recorded for
+    /// another origin is refused there.
+    pub(crate) fn bind_to(&mut self, base_url: &str) {
+        // The builder has validated it; a URL that does not parse binds to itself, which no
+        // recorded origin equals.
+        self.api_origin = Some(
+            reqwest::Url::parse(base_url)
+                .map(|url| url.origin().ascii_serialization())
+                .unwrap_or_else(|_| base_url.to_string()),
+        );
     }
 
     pub(crate) fn into_tokens(self) -> UserTokens {
-        UserTokens::new(self.store, self.provider)
+        UserTokens::new(self.store, self.provider, self.api_origin)
     }
 }
 

@@ -39,6 +39,13 @@ pub struct StoredSignIn {
     /// When the person signed in.
     #[serde(with = "unix_seconds")]
     pub signed_in_at: SystemTime,
+    /// The origin (`https://host[:port]`) of the service this sign-in is for, recorded by the
+    /// application at sign-in. A client whose base URL has another origin refuses to send the
+    /// person's token ([`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind)): a
+    /// changed setting or variable must not carry a live token to another host. `None` (a
+    /// sign-in kept before it was recorded) binds to nothing: set it before saving.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_origin: Option<String>,
 }
 
 impl StoredSignIn {
@@ -295,6 +302,7 @@ mod tests {
                 username: Some("lena".into()),
             },
             signed_in_at: UNIX_EPOCH + Duration::from_secs(1_799_999_000),
+            api_origin: Some("https://api.example.test".into()),
         }
     }
 

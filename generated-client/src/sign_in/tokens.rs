@@ -93,6 +93,8 @@ pub(crate) fn expiry(requested_at: SystemTime, expires_in: Option<Duration>) -> 
 pub(crate) struct UserTokens {
     store: Arc<dyn TokenStore>,
     provider: IdentityProvider,
+    /// The origin of the service the token goes to (the client's base URL).
+    api_origin: Option<String>,
     /// The refresh token the provider refused: not presented again (no request per call after
     /// the sign-in ended), until the store holds another one (the person signed in again).
     refused: Mutex<Option<SecretString>>,
@@ -116,10 +118,15 @@ impl FetchToken for UserTokens {
 }
 
 impl UserTokens {
-    pub(crate) fn new(store: Arc<dyn TokenStore>, provider: IdentityProvider) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn TokenStore>,
+        provider: IdentityProvider,
+        api_origin: Option<String>,
+    ) -> Self {
         UserTokens {
             store,
             provider,
+            api_origin,
             refused: Mutex::new(None),
             unsaved: Mutex::new(None),
         }
@@ -134,6 +141,19 @@ impl UserTokens {
         {
             return Err(sign_in_required(
                 "the stored sign-in is for another identity provider or client",
+            ));
+        }
+        if let (Some(recorded), Some(here)) = (&stored.api_origin, &self.api_origin)
+            && recorded != here
+        {
+            return Err(AuthError::new(
+                AuthErrorKind::SignInRequired,
+                format!(
+                    "the sign-in was made for the service at {}, not {}: sign in again for this \
+                     one",
+                    shorten(recorded),
+                    shorten(here)
+                ),
             ));
         }
         if !after_rejection && let Some(usable) = usable_access_token(&stored) {

@@ -30,13 +30,13 @@ use crate::support::{create_request, session_id};
 
 const USER_NAME: &str = "Lena Loan Officer";
 
-async fn start_mock() -> MockServer {
+pub(crate) async fn start_mock() -> MockServer {
     MockServer::start(MockConfig::immediate())
         .await
         .expect("mock starts")
 }
 
-fn provider_of(mock: &MockServer) -> IdentityProvider {
+pub(crate) fn provider_of(mock: &MockServer) -> IdentityProvider {
     IdentityProvider::new(mock.issuer(), mock.public_client_id()).expect("provider")
 }
 
@@ -127,7 +127,7 @@ async fn started(provider: &IdentityProvider) -> PendingSignIn {
 }
 
 /// Lena, signed in through the whole flow.
-async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
+pub(crate) async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
     let pending = started(provider).await;
     let url = pending.authorization_url().to_string();
     let (signed_in, (status, _)) = tokio::join!(pending.finish(), browse(mock, url, "approve"));
@@ -967,6 +967,7 @@ async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
         scopes: vec!["openid".into()],
         user: serde_json::from_value(json!({ "subject": "user-1" })).unwrap(),
         signed_in_at: SystemTime::now() - Duration::from_secs(3600),
+        api_origin: None,
     };
     let client = Client::builder()
         .base_url(api.uri())
