@@ -20,7 +20,7 @@ use std::sync::Arc;
 use creditdata_client::auth::Credentials;
 use creditdata_client::sign_in::{
     CLI_CLIENT_ID, DEFAULT_SCOPES, IdentityProvider, SignedInCredentials, StoredSignIn, TokenStore,
-    TokenStoreError, TokenStoreErrorKind,
+    TokenStoreError, TokenStoreErrorKind, TokenStoreLock,
 };
 use creditdata_client::{Client, ClientBuilder, Environment};
 
@@ -501,6 +501,13 @@ impl TokenStore for ProfileStore {
 
     fn clear(&self) -> Result<(), TokenStoreError> {
         self.store.clear().map_err(unavailable)
+    }
+
+    fn lock(&self) -> Result<TokenStoreLock, TokenStoreError> {
+        self.store
+            .lock()
+            .map(TokenStoreLock::new)
+            .map_err(unavailable)
     }
 }
 

@@ -284,3 +284,32 @@ async fn item_2_a_configuration_others_can_write_is_not_used() {
     assert_eq!(run.status, 2, "{}", run.stderr);
     assert!(run.stderr.contains("must use https"), "{}", run.stderr);
 }
+
+#[tokio::test]
+async fn item_4_processes_refreshing_at_once_keep_the_sign_in() {
+    // Access tokens of 30 s: every `auth token` renews (it wants a minute left), and the
+    // provider ends the whole sign-in when a rotated refresh token comes back.
+    let mock = mock_with(MockConfig {
+        token_lifetime: Duration::from_secs(30),
+        ..MockConfig::default()
+    })
+    .await;
+    let home = Home::new(&mock);
+    home.login(&[("CREDITDATA_TOKEN_STORE", "file")], &[], |url| {
+        sign_in_over_http(url, "lena", "lena-password", "approve")
+    })
+    .await
+    .ok();
+    let runs = futures::future::join_all((0..6).map(|_| home.run(&["auth", "token"]))).await;
+    for run in &runs {
+        assert_eq!(run.status, 0, "{}", run.stderr);
+    }
+    let after = home.stored("default");
+    for run in &runs {
+        assert!(!run.stdout.trim().is_empty(), "a token printed");
+    }
+    // The sign-in survived: the stored refresh token is the provider's current one, and the
+    // person still works.
+    home.run(&["sessions", "list"]).await.ok();
+    assert!(after["refresh_token"].as_str().is_some());
+}

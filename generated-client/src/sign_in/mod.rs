@@ -93,6 +93,7 @@ use crate::auth::identity_http::shorten;
 pub use provider::{CLI_CLIENT_ID, IdentityProvider};
 pub use store::{
     MemoryTokenStore, SignedInUser, StoredSignIn, TokenStore, TokenStoreError, TokenStoreErrorKind,
+    TokenStoreLock,
 };
 pub(crate) use tokens::UserTokens;
 

@@ -135,7 +135,30 @@ impl UserTokens {
     /// An access token and its remaining lifetime. `after_rejection`: the service refused
     /// the current one, so the stored access token is not offered again.
     async fn token(&self, after_rejection: bool) -> Result<Fetched, AuthError> {
+        let first = self.current().await?;
+        self.check(&first)?;
+        if !after_rejection && let Some(usable) = usable_access_token(&first) {
+            return Ok(usable);
+        }
+        // Refreshing: under the store's lock from here to the save, and from what the store
+        // holds once it is taken, since another process may have refreshed meanwhile.
+        let _lock = self.lock().await?;
         let stored = self.current().await?;
+        self.check(&stored)?;
+        let refreshed_elsewhere = match (&stored.access_token, &first.access_token) {
+            (Some(now), Some(before)) => now.expose_secret() != before.expose_secret(),
+            (now, before) => now.is_some() != before.is_some(),
+        };
+        if (!after_rejection || refreshed_elsewhere)
+            && let Some(usable) = usable_access_token(&stored)
+        {
+            return Ok(usable);
+        }
+        self.refresh(stored).await
+    }
+
+    /// Whether `stored` may be used here at all.
+    fn check(&self, stored: &StoredSignIn) -> Result<(), AuthError> {
         if stored.issuer.trim_end_matches('/') != self.provider.issuer()
             || stored.client_id != self.provider.client_id()
         {
@@ -156,9 +179,11 @@ impl UserTokens {
                 ),
             ));
         }
-        if !after_rejection && let Some(usable) = usable_access_token(&stored) {
-            return Ok(usable);
-        }
+        Ok(())
+    }
+
+    /// One refresh of `stored`, saved before its access token is handed out.
+    async fn refresh(&self, stored: StoredSignIn) -> Result<Fetched, AuthError> {
         let Some(refresh_token) = stored.refresh_token.clone() else {
             return Err(sign_in_required(
                 "the access token has expired and there is no refresh token",
@@ -249,6 +274,14 @@ impl UserTokens {
             .map_err(|_| store_failed("loading the sign-in stopped unexpectedly"))?
             .map_err(|e| store_error("loading the sign-in", &e))?;
         loaded.ok_or_else(|| sign_in_required("no one is signed in"))
+    }
+
+    async fn lock(&self) -> Result<super::TokenStoreLock, AuthError> {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || store.lock())
+            .await
+            .map_err(|_| store_failed("locking the sign-in stopped unexpectedly"))?
+            .map_err(|e| store_error("locking the sign-in", &e))
     }
 
     async fn save(&self, signed_in: StoredSignIn) -> Result<(), AuthError> {
