@@ -438,6 +438,10 @@ impl ClientBuilder {
     /// request: tokens are fetched by the first call that needs one.
     pub fn build(self) -> Result<Client, Error> {
         let base_url = self.environment.base_url()?;
+        #[cfg(feature = "rate-limit")]
+        if let Some(limiter) = &self.rate_limiter {
+            limiter.limit().check().map_err(Error::Config)?;
+        }
         if self.retry.max_attempts == 0 {
             return Err(Error::Config(
                 "retry policy: max_attempts must be at least 1".into(),
