@@ -25,10 +25,15 @@ pub(super) const START_PATH: &str = "/start";
 /// How long a connection may take to send its request head.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a connection may stay silent before its first byte: a browser sends its request
+/// at once, so an idle connection only holds a slot another one (the browser's) may need.
+const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The largest request head read; a browser's redirect is well under 4 KiB.
 const MAX_REQUEST_HEAD: usize = 8 * 1024;
 
-/// Connections read at once; more are closed unanswered until one is done.
+/// Connections read at once; while that many are open no other is accepted, so the kernel's
+/// backlog holds the next one (the browser's, perhaps) until a slot frees up.
 const MAX_OPEN_CONNECTIONS: usize = 32;
 
 /// How long writing an answer may take.
@@ -112,7 +117,7 @@ impl<'a> Waiter<'a> {
                 Event::Deadline => return None,
                 Event::Accepted(Ok((stream, peer))) => {
                     // Bound to 127.0.0.1, so every peer should be loopback: checked anyway.
-                    if peer.ip().is_loopback() && self.reading.len() < MAX_OPEN_CONNECTIONS {
+                    if peer.ip().is_loopback() {
                         self.reading.spawn(read_request(stream));
                     }
                 }
@@ -133,6 +138,8 @@ impl<'a> Waiter<'a> {
     async fn next_event(&mut self, deadline: Instant) -> Event {
         let mut sleep = pin!(tokio::time::sleep_until(deadline));
         let mut accept = pin!(self.listener.accept());
+        // Accepting and then dropping a connection would reset it, the browser's included.
+        let full = self.reading.len() >= MAX_OPEN_CONNECTIONS;
         let reading = &mut self.reading;
         let mut read = pin!(async move {
             if reading.is_empty() {
@@ -148,7 +155,7 @@ impl<'a> Waiter<'a> {
             if let Poll::Ready(read) = read.as_mut().poll(cx) {
                 return Poll::Ready(Event::Read(read));
             }
-            if let Poll::Ready(accepted) = accept.as_mut().poll(cx) {
+            if !full && let Poll::Ready(accepted) = accept.as_mut().poll(cx) {
                 return Poll::Ready(Event::Accepted(accepted));
             }
             Poll::Pending
@@ -169,6 +176,13 @@ async fn read_request(mut stream: TcpStream) -> Option<Callback> {
     let mut head = Vec::with_capacity(1024);
     let read = tokio::time::timeout(REQUEST_TIMEOUT, async {
         let mut chunk = [0u8; 1024];
+        let first = tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.read(&mut chunk))
+            .await
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+        if first == 0 {
+            return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
+        }
+        head.extend_from_slice(&chunk[..first]);
         loop {
             if head.windows(4).any(|w| w == b"\r\n\r\n") {
                 return Ok(true);

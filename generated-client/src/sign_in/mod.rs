@@ -47,8 +47,10 @@
 //!   equals this sign-in's (compared in constant time) is considered; any other request (a
 //!   wrong or missing `state`, another path, another method, a malformed or oversized request)
 //!   is answered `400` and the wait goes on.
-//! - **Hang the wait.** Each connection gets 10 s and 8 KiB to send its request; at most 32 are
-//!   open at once; only loopback peers are served.
+//! - **Hang the wait, or crowd out the browser.** Each connection gets 2 s to its first byte
+//!   and 10 s and 8 KiB to send its request; at most 32 are read at once, and while 32 are
+//!   open no other is accepted (the kernel's backlog keeps the browser's connection until a
+//!   slot frees up, instead of it being reset); only loopback peers are served.
 //! - **Read a token.** The page the browser gets says "signed in" or names the error
 //!   (HTML-escaped), never a token, and forbids scripts, framing and referrers.
 //!

@@ -106,7 +106,7 @@ async fn sign_in_at_the_pages(
 
 /// The browser's whole part: the pages, then the redirect to the application; the page the
 /// application answered with (status and HTML).
-async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, String) {
+pub(crate) async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, String) {
     let browser = browser();
     let location = sign_in_at_the_pages(&browser, mock, &url, decision).await;
     assert!(location.starts_with("http://127.0.0.1:"), "{location}");
@@ -120,7 +120,7 @@ async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, 
 }
 
 /// A sign-in with the default options, started.
-async fn started(provider: &IdentityProvider) -> PendingSignIn {
+pub(crate) async fn started(provider: &IdentityProvider) -> PendingSignIn {
     SignIn::start(provider, SignInOptions::default())
         .await
         .expect("sign-in starts")

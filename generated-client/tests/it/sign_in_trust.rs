@@ -6,7 +6,7 @@ use std::sync::Arc;
 use creditdata_client::sign_in::MemoryTokenStore;
 use creditdata_client::{Client, Error};
 
-use crate::sign_in::{provider_of, signed_in, start_mock};
+use crate::sign_in::{browse, provider_of, signed_in, start_mock, started};
 
 #[tokio::test]
 async fn item_2_a_token_goes_only_to_the_origin_recorded_at_sign_in() {
@@ -85,4 +85,30 @@ async fn item_2_plain_http_off_loopback_is_refused_whenever_credentials_are_atta
         .base_url("http://api.example.test")
         .build()
         .expect("no credentials, no refusal");
+}
+
+#[tokio::test]
+async fn item_5_a_crowd_of_idle_local_connections_cannot_lose_the_browsers_redirect() {
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let pending = started(&provider).await;
+    let url = pending.authorization_url().to_string();
+    let port = reqwest::Url::parse(pending.redirect_uri())
+        .unwrap()
+        .port()
+        .unwrap();
+    // A hostile local page (or process) fills every slot with connections that never speak,
+    // and keeps more waiting behind them.
+    let mut idle = Vec::new();
+    for _ in 0..48 {
+        idle.push(
+            tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("the kernel accepts into the backlog"),
+        );
+    }
+    let (signed_in, (status, page)) = tokio::join!(pending.finish(), browse(&mock, url, "approve"));
+    assert_eq!(status, reqwest::StatusCode::OK, "{page}");
+    signed_in.expect("signed in despite the crowd");
+    drop(idle);
 }
