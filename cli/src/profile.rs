@@ -151,6 +151,9 @@ pub struct Profile {
     pub client_id: Option<String>,
     /// The scopes asked for when signing in.
     pub scopes: Option<Vec<String>>,
+    /// The `prompt` sent when signing in (`consent` for providers that issue a refresh token
+    /// only then).
+    pub prompt: Option<String>,
     /// Where the sign-in is kept.
     pub token_store: Option<TokenStoreKind>,
 }
@@ -171,6 +174,7 @@ struct ProfileFile {
     issuer: Option<Spanned<String>>,
     client_id: Option<Spanned<String>>,
     scopes: Option<Spanned<Vec<String>>>,
+    prompt: Option<Spanned<String>>,
     token_store: Option<Spanned<TokenStoreKind>>,
 }
 
@@ -236,6 +240,7 @@ impl Config {
             let base_url = text_field("base_url", profile.base_url, check_url)?;
             let issuer = text_field("issuer", profile.issuer, check_url)?;
             let client_id = text_field("client_id", profile.client_id, check_client_id)?;
+            let prompt = text_field("prompt", profile.prompt, check_prompt)?;
             let scopes = checked(
                 profile.scopes,
                 |scopes: &Vec<String>| scopes.iter().try_for_each(|scope| check_scope(scope)),
@@ -249,6 +254,7 @@ impl Config {
                     issuer,
                     client_id,
                     scopes,
+                    prompt,
                     token_store: profile.token_store.map(Spanned::into_inner),
                 },
             );
@@ -383,8 +389,21 @@ fn check_client_id(value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// OpenID Connect Core §3.1.2.1: space-separated `none`, `login`, `consent`, `select_account`.
+pub fn check_prompt(value: &str) -> Result<(), String> {
+    let known = ["none", "login", "consent", "select_account"];
+    let words: Vec<&str> = value.split(' ').collect();
+    if words.iter().all(|w| known.contains(w)) && !(words.contains(&"none") && words.len() > 1) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{value:?} is not a prompt: use none, login, consent or select_account (several separated by spaces, none alone)"
+        ))
+    }
+}
+
 /// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
-fn check_scope(value: &str) -> Result<(), String> {
+pub fn check_scope(value: &str) -> Result<(), String> {
     let good = !value.is_empty()
         && value
             .bytes()
@@ -462,6 +481,7 @@ pub fn record(dir: &ConfigDir, name: &str, profile: &Profile) -> Result<(), Fail
             .as_ref()
             .map(|s| value(s.iter().map(String::as_str).collect::<Array>())),
     );
+    set("prompt", profile.prompt.as_deref().map(value));
     set(
         "token_store",
         profile.token_store.map(|k| value(k.as_str())),

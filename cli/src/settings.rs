@@ -383,6 +383,8 @@ pub struct SignInTarget {
     pub client_id: String,
     /// The scopes to ask for.
     pub scopes: Vec<String>,
+    /// The profile's `prompt`, when it applies.
+    pub prompt: Option<String>,
     /// The origin (`scheme://host[:port]`) of the service's base URL, when it is known: what a
     /// sign-in is recorded for, and the only place its token goes.
     pub api_origin: Option<String>,
@@ -439,6 +441,7 @@ pub fn target(
         .map(|url| url.origin().ascii_serialization());
     Ok(SignInTarget {
         api_origin,
+        prompt: profile.prompt.clone().filter(|_| profile_applies),
         location,
         environment: label,
         issuer: issuer.trim().trim_end_matches('/').to_string(),

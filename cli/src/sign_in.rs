@@ -70,10 +70,23 @@ pub async fn login(
     let store = ProfileStore { store };
     let provider = IdentityProvider::new(target.issuer.clone(), target.client_id.clone())
         .map_err(sign_in_failure)?;
+    for scope in &args.scopes {
+        crate::profile::check_scope(scope).map_err(|m| Failure::Usage(format!("--scope: {m}")))?;
+    }
+    if let Some(prompt) = &args.prompt {
+        crate::profile::check_prompt(prompt)
+            .map_err(|m| Failure::Usage(format!("--prompt: {m}")))?;
+    }
+    let scopes = if args.scopes.is_empty() {
+        target.scopes.clone()
+    } else {
+        args.scopes.clone()
+    };
+    let prompt = args.prompt.clone().or_else(|| target.prompt.clone());
     let options = SignInOptions {
-        scopes: target.scopes.clone(),
+        scopes: scopes.clone(),
         timeout: args.timeout,
-        ..SignInOptions::default()
+        prompt: prompt.clone(),
     };
     let pending = SignIn::start(&provider, options)
         .await
@@ -136,7 +149,8 @@ pub async fn login(
         base_url: target.location.base_url.clone(),
         issuer: Some(target.issuer.clone()),
         client_id: Some(target.client_id.clone()),
-        scopes: Some(target.scopes.clone()),
+        scopes: Some(scopes),
+        prompt,
         token_store: Some(kind),
     };
     record(context.config()?, &context.profile_name, &recorded).map_err(|f| {
@@ -166,6 +180,15 @@ pub async fn login(
         _ => user.display_name().to_string(),
     };
     note(&format!("Signed in to {} as {who}", target.environment));
+    if signed_in.refresh_token.is_none() {
+        let until = signed_in
+            .access_token_expires_at
+            .map(|at| format!(" at {}", timestamp(at)))
+            .unwrap_or_default();
+        note(&format!(
+            "warning: the identity provider issued no refresh token: you will have to sign in again when the access token expires{until}. Some providers issue one only for `creditdata login --scope openid --scope profile --scope offline_access --prompt consent`"
+        ));
+    }
     Ok(())
 }
 

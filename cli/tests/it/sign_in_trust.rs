@@ -313,3 +313,51 @@ async fn item_4_processes_refreshing_at_once_keep_the_sign_in() {
     home.run(&["sessions", "list"]).await.ok();
     assert!(after["refresh_token"].as_str().is_some());
 }
+
+#[tokio::test]
+async fn item_11_login_asks_for_the_scope_and_prompt_given_and_the_profile_keeps_them() {
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    let login = home
+        .login(
+            &[],
+            &[
+                "--scope", "openid", "--scope", "email", "--prompt", "consent",
+            ],
+            |url| async move {
+                let start = no_redirects().get(&url).send().await.unwrap();
+                let to =
+                    reqwest::Url::parse(start.headers()["location"].to_str().unwrap()).unwrap();
+                let query: std::collections::HashMap<_, _> =
+                    to.query_pairs().into_owned().collect();
+                assert_eq!(query["prompt"], "consent", "{to}");
+                assert!(query["scope"].split(' ').any(|s| s == "email"), "{to}");
+                sign_in_over_http(to.to_string(), "lena", "lena-password", "approve").await;
+            },
+        )
+        .await
+        .ok();
+    assert!(
+        !login.stderr.contains("no refresh token"),
+        "{}",
+        login.stderr
+    );
+    let config = std::fs::read_to_string(home.config_dir().join("config.toml")).unwrap();
+    let config: toml::Table = config.parse().unwrap();
+    let profile = &config["profiles"]["default"];
+    assert_eq!(profile["prompt"].as_str(), Some("consent"));
+    assert!(
+        profile["scopes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.as_str() == Some("email")),
+        "{profile}"
+    );
+    // A prompt no provider knows is refused before anything starts.
+    let bad = home
+        .run(&["login", "--no-browser", "--prompt", "always"])
+        .await;
+    assert_eq!(bad.status, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--prompt"), "{}", bad.stderr);
+}

@@ -468,13 +468,25 @@ impl PendingSignIn {
                 "the token answer has no id_token although `openid` was asked for".into(),
             )
         })?;
-        let user = id_token::validate(
+        let mut user = id_token::validate(
             &self.provider,
             &self.metadata,
             id_token,
             self.nonce.expose_secret(),
         )
         .await?;
+        if user.name.is_none()
+            && user.username.is_none()
+            && let Some(endpoint) = &self.metadata.userinfo_endpoint
+        {
+            user = id_token::named_by_userinfo(
+                &self.provider,
+                endpoint,
+                answer.access_token().secret(),
+                user,
+            )
+            .await;
+        }
         let scopes = answer
             .scopes()
             .map(|scopes| scopes.iter().map(|s| s.to_string()).collect())

@@ -721,14 +721,14 @@ async fn no_sign_in_in_the_store_is_sign_in_required() {
 // A hostile or broken identity provider: wiremock, with an ES256 key of the test's own.
 
 const WIREMOCK_REALM: &str = "/realms/t";
-const CLIENT_ID: &str = "test-app";
+pub(crate) const CLIENT_ID: &str = "test-app";
 
-struct TestKey {
+pub(crate) struct TestKey {
     pem: String,
-    jwk: Value,
+    pub(crate) jwk: Value,
 }
 
-fn test_key(kid: &str) -> TestKey {
+pub(crate) fn test_key(kid: &str) -> TestKey {
     use p256::elliptic_curve::sec1::ToEncodedPoint as _;
     use p256::pkcs8::EncodePrivateKey as _;
     let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
@@ -745,14 +745,14 @@ fn test_key(kid: &str) -> TestKey {
     TestKey { pem, jwk }
 }
 
-fn sign(key: &TestKey, kid: &str, claims: &Value) -> String {
+pub(crate) fn sign(key: &TestKey, kid: &str, claims: &Value) -> String {
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
     header.kid = Some(kid.to_string());
     let key = jsonwebtoken::EncodingKey::from_ec_pem(key.pem.as_bytes()).expect("key");
     jsonwebtoken::encode(&header, claims, &key).expect("signed")
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()

@@ -6,7 +6,13 @@ use std::sync::Arc;
 use creditdata_client::sign_in::MemoryTokenStore;
 use creditdata_client::{Client, Error};
 
-use crate::sign_in::{browse, provider_of, signed_in, start_mock, started};
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::sign_in::{
+    CLIENT_ID, browse, now, provider_of, sign, signed_in, start_mock, started, test_key,
+};
 
 #[tokio::test]
 async fn item_2_a_token_goes_only_to_the_origin_recorded_at_sign_in() {
@@ -111,4 +117,80 @@ async fn item_5_a_crowd_of_idle_local_connections_cannot_lose_the_browsers_redir
     assert_eq!(status, reqwest::StatusCode::OK, "{page}");
     signed_in.expect("signed in despite the crowd");
     drop(idle);
+}
+
+/// A certified provider's habits: its issuer written with a trailing slash (and so in its ID
+/// tokens), profile claims only at userinfo, and no refresh token unless asked otherwise.
+#[tokio::test]
+async fn item_11_a_provider_with_a_slash_userinfo_names_and_no_refresh_token() {
+    let key = test_key("kid-1");
+    let server = wiremock::MockServer::start().await;
+    let issuer = format!("{}/t/", server.uri());
+    Mock::given(method("GET"))
+        .and(path("/t/.well-known/openid-configuration"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}auth"),
+            "token_endpoint": format!("{issuer}token"),
+            "jwks_uri": format!("{issuer}certs"),
+            "userinfo_endpoint": format!("{issuer}userinfo"),
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "code_challenge_methods_supported": ["S256"],
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/t/certs"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "keys": [key.jwk] })))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/t/userinfo"))
+        .and(wiremock::matchers::header(
+            "authorization",
+            "Bearer access-token-value",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "sub": "user-1", "name": "Test Person", "preferred_username": "tp",
+        })))
+        .mount(&server)
+        .await;
+    // As written, slash and all.
+    let provider =
+        creditdata_client::sign_in::IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    let pending = started(&provider).await;
+    let url = pending.authorization_url().clone();
+    let parameter = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .expect("parameter")
+    };
+    let (state, nonce) = (parameter("state"), parameter("nonce"));
+    let id_token = sign(
+        &key,
+        "kid-1",
+        &json!({
+            "iss": issuer, "aud": CLIENT_ID, "sub": "user-1", "nonce": nonce,
+            "iat": now(), "exp": now() + 300,
+        }),
+    );
+    Mock::given(method("POST"))
+        .and(path("/t/token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "access_token": "access-token-value",
+            "token_type": "Bearer",
+            "expires_in": 300,
+            "id_token": id_token,
+        })))
+        .mount(&server)
+        .await;
+    let redirect = format!("{}?code=the-code&state={state}", pending.redirect_uri());
+    let (outcome, _) = tokio::join!(pending.finish(), async {
+        reqwest::get(&redirect).await.expect("redirect")
+    });
+    let signed_in = outcome.expect("the provider's own issuer, slash included, is accepted");
+    assert_eq!(signed_in.user().display_name(), "Test Person");
+    assert_eq!(signed_in.user().username.as_deref(), Some("tp"));
+    assert!(signed_in.refresh_token.is_none());
 }
