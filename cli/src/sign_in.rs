@@ -13,8 +13,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use creditdata_client::auth::Credentials;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::sign_in::{
-    IdentityProvider, SignIn, SignInError, SignInOptions, SignedInCredentials, StoredSignIn,
-    TokenStore, TokenStoreErrorKind, sign_out,
+    IdentityProvider, ProviderSession, SignIn, SignInError, SignInOptions, SignedInCredentials,
+    SignedOut, StoredSignIn, TokenStore, TokenStoreErrorKind, sign_out,
 };
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
@@ -235,16 +235,45 @@ pub async fn logout(context: &Context) -> Result<(), Failure> {
     };
     store.clear().map_err(token_store_failure)?;
     match revoked {
-        Ok(()) => {
-            note(&format!(
-                "Signed out of {} (profile {}).",
-                stored.issuer, context.profile_name
-            ));
-            Ok(())
-        }
+        Ok(report) => signed_out_report(&stored.issuer, &context.profile_name, report),
         Err(error) => Err(Failure::Local(format!(
             "the sign-in was removed from this computer, but the identity provider could not revoke it ({}): its refresh token stays valid until it expires; try again later with `creditdata login` and `creditdata logout`",
             one_line(&DisplayChain(&error).to_string())
+        ))),
+    }
+}
+
+/// Says what `logout` ended, and no more: the refresh token, the provider's browser session.
+/// A sign-in that may still be renewable is a failure (exit 1).
+fn signed_out_report(issuer: &str, profile: &str, report: SignedOut) -> Result<(), Failure> {
+    let session = match report.provider_session {
+        ProviderSession::Ended => "the identity provider ended its session",
+        ProviderSession::Unconfirmed => {
+            "the identity provider did not confirm that its own browser session ended (it answered with a page, perhaps asking for confirmation): if others use this browser, sign out there too"
+        }
+        _ => "the identity provider's own browser session was not ended",
+    };
+    match (report.revoked, report.provider_session) {
+        (true, ProviderSession::Ended) => {
+            note(&format!(
+                "Signed out of {issuer} (profile {profile}): the refresh token was revoked and {session}."
+            ));
+            Ok(())
+        }
+        (true, _) => {
+            note(&format!(
+                "Signed out here (profile {profile}), and the refresh token was revoked at {issuer}: this sign-in can no longer be renewed; {session}."
+            ));
+            Ok(())
+        }
+        (false, ProviderSession::Ended) => {
+            note(&format!(
+                "Signed out of {issuer} (profile {profile}): {session} (it offers no token revocation)."
+            ));
+            Ok(())
+        }
+        (false, _) => Err(Failure::Local(format!(
+            "the sign-in was removed from this computer, but nothing was revoked at {issuer} and {session}: its refresh token may stay valid until it expires"
         ))),
     }
 }

@@ -361,3 +361,18 @@ async fn item_11_login_asks_for_the_scope_and_prompt_given_and_the_profile_keeps
     assert_eq!(bad.status, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("--prompt"), "{}", bad.stderr);
 }
+
+#[tokio::test]
+async fn item_10_logout_says_what_was_ended() {
+    let mock = mock().await;
+    let home = Home::new(&mock);
+    home.login(&[], &[], |url| {
+        sign_in_over_http(url, "lena", "lena-password", "approve")
+    })
+    .await
+    .ok();
+    let logout = home.run(&["logout"]).await.ok();
+    logout
+        .says("the refresh token was revoked")
+        .says("the identity provider ended its session");
+}

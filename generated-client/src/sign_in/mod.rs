@@ -68,13 +68,15 @@
 //! is used. A refused refresh (`invalid_grant`) is
 //! [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired): never
 //! retried, and not asked again for the same refresh token. [`sign_out`] revokes the refresh
-//! token (RFC 7009) and ends the provider's session (RP-Initiated Logout).
+//! token (RFC 7009) and asks the provider to end its session (RP-Initiated Logout), and says
+//! which of the two happened ([`SignedOut`]).
 //! [`Client::access_token`](crate::Client::access_token) hands out the same access token, renewed
 //! the same way, for a request the client does not make itself, without calling the service.
 
 mod id_token;
 mod loopback;
 mod provider;
+mod sign_out;
 mod store;
 mod tokens;
 
@@ -93,6 +95,7 @@ use crate::auth::error::AuthError;
 use crate::auth::identity_http::shorten;
 
 pub use provider::{CLI_CLIENT_ID, IdentityProvider};
+pub use sign_out::{ProviderSession, SignedOut, sign_out};
 pub use store::{
     MemoryTokenStore, SignedInUser, StoredSignIn, TokenStore, TokenStoreError, TokenStoreErrorKind,
     TokenStoreLock,
@@ -558,73 +561,5 @@ impl fmt::Debug for SignedInCredentials {
         f.debug_struct("SignedIn")
             .field("provider", &self.provider)
             .finish_non_exhaustive()
-    }
-}
-
-/// Signs `signed_in` out at `provider`: revokes its refresh token (RFC 7009, the discovery
-/// document's `revocation_endpoint`; the access token when there is no refresh token) and ends
-/// the provider's session (`end_session_endpoint`, with the ID token as `id_token_hint`). Both
-/// are tried when both exist; the first failure is returned after both were tried. Clearing
-/// the application's [`TokenStore`] is the caller's part, whatever the outcome.
-pub async fn sign_out(
-    provider: &IdentityProvider,
-    signed_in: &StoredSignIn,
-) -> Result<(), SignInError> {
-    let metadata = provider.metadata().await?;
-    if metadata.revocation_endpoint.is_none() && metadata.end_session_endpoint.is_none() {
-        return Err(SignInError::Config(
-            "the identity provider offers neither revocation nor end-session: the sign-in can \
-             only expire"
-                .into(),
-        ));
-    }
-    let mut first_failure = None;
-    if let Some(endpoint) = &metadata.revocation_endpoint {
-        let (token, hint) = match (&signed_in.refresh_token, &signed_in.access_token) {
-            (Some(refresh), _) => (refresh, "refresh_token"),
-            (None, Some(access)) => (access, "access_token"),
-            (None, None) => (&SecretString::from(String::new()), ""),
-        };
-        if !hint.is_empty() {
-            // By hand rather than with `oauth2`'s revocation request, which refuses a plain
-            // http endpoint even on loopback (the local mock).
-            let form = [
-                ("token", token.expose_secret()),
-                ("token_type_hint", hint),
-                ("client_id", provider.client_id()),
-            ];
-            let outcome = provider
-                .post_form(endpoint, &form, "the revocation endpoint")
-                .await;
-            if let Err(error) = outcome {
-                first_failure.get_or_insert(SignInError::Provider(error));
-            }
-        }
-    }
-    if let (Some(endpoint), Some(id_token)) = (&metadata.end_session_endpoint, &signed_in.id_token)
-    {
-        let form = [
-            ("id_token_hint", id_token.expose_secret()),
-            ("client_id", provider.client_id()),
-        ];
-        let outcome = provider
-            .post_form(endpoint, &form, "the end-session endpoint")
-            .await;
-        if let Err(error) = outcome {
-            // Revocation already ended the sign-in where it succeeded: a refused hint then
-            // only means there was no session left to end.
-            if metadata.revocation_endpoint.is_none() {
-                first_failure.get_or_insert(SignInError::Provider(error));
-            } else {
-                tracing::debug!(
-                    error = &error as &dyn std::error::Error,
-                    "end-session after revocation failed"
-                );
-            }
-        }
-    }
-    match first_failure {
-        Some(error) => Err(error),
-        None => Ok(()),
     }
 }

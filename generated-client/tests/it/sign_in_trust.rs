@@ -194,3 +194,61 @@ async fn item_11_a_provider_with_a_slash_userinfo_names_and_no_refresh_token() {
     assert_eq!(signed_in.user().username.as_deref(), Some("tp"));
     assert!(signed_in.refresh_token.is_none());
 }
+
+#[tokio::test]
+async fn item_10_sign_out_reports_only_what_the_provider_confirmed() {
+    use creditdata_client::sign_in::{ProviderSession, StoredSignIn, sign_out};
+    use secrecy::SecretString;
+
+    // The mock revokes, and ends its session with a redirect to the post-logout URI.
+    let mock = start_mock().await;
+    let provider = provider_of(&mock);
+    let stored = signed_in(&mock, &provider).await;
+    let report = sign_out(&provider, &stored).await.expect("signed out");
+    assert!(report.revoked);
+    assert_eq!(report.provider_session, ProviderSession::Ended);
+
+    // A provider that answers the end-session request with a confirmation page, and offers no
+    // revocation: nothing was confirmed, and the report says so.
+    let server = wiremock::MockServer::start().await;
+    let issuer = format!("{}/t", server.uri());
+    Mock::given(method("GET"))
+        .and(path("/t/.well-known/openid-configuration"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}/auth"),
+            "token_endpoint": format!("{issuer}/token"),
+            "jwks_uri": format!("{issuer}/certs"),
+            "end_session_endpoint": format!("{issuer}/logout"),
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/t/logout"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "text/html")
+                .set_body_string(
+                    "<form><p>Do you want to sign out?</p><button>Yes</button></form>",
+                ),
+        )
+        .mount(&server)
+        .await;
+    let provider =
+        creditdata_client::sign_in::IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
+    let stored = StoredSignIn {
+        issuer: issuer.clone(),
+        client_id: CLIENT_ID.into(),
+        refresh_token: Some(SecretString::from("refresh".to_string())),
+        access_token: None,
+        access_token_expires_at: None,
+        id_token: Some(SecretString::from("an.id.token".to_string())),
+        scopes: vec!["openid".into()],
+        user: serde_json::from_value(json!({ "subject": "user-1" })).unwrap(),
+        signed_in_at: std::time::SystemTime::now(),
+        api_origin: None,
+    };
+    let report = sign_out(&provider, &stored).await.expect("answered");
+    assert!(!report.revoked);
+    assert_eq!(report.provider_session, ProviderSession::Unconfirmed);
+}
