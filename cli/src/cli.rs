@@ -224,6 +224,19 @@ pub struct LoginArgs {
     /// How long to wait for the sign-in to finish in the browser.
     #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
     pub timeout: Duration,
+    /// A scope to ask for instead of the profile's (repeat it for several; `openid` is always
+    /// asked for). Recorded in the profile. Some providers issue a refresh token only for
+    /// `--scope offline_access --prompt consent`.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// The `prompt` to send (`login`, `consent`, `select_account`, `none`). Recorded in the
+    /// profile.
+    #[arg(long, value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// Keep the new sign-in even when it names another person (or identity provider) than the
+    /// profile's current one; without it such a sign-in is ended and nothing changes.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `auth ...`

@@ -18,6 +18,7 @@ mod table;
 mod terminal;
 #[cfg(test)]
 mod test_support;
+mod token_lock;
 mod token_store;
 
 use std::process::ExitCode;

@@ -151,6 +151,9 @@ pub struct Profile {
     pub client_id: Option<String>,
     /// The scopes asked for when signing in.
     pub scopes: Option<Vec<String>>,
+    /// The `prompt` sent when signing in (`consent` for providers that issue a refresh token
+    /// only then).
+    pub prompt: Option<String>,
     /// Where the sign-in is kept.
     pub token_store: Option<TokenStoreKind>,
 }
@@ -171,6 +174,7 @@ struct ProfileFile {
     issuer: Option<Spanned<String>>,
     client_id: Option<Spanned<String>>,
     scopes: Option<Spanned<Vec<String>>>,
+    prompt: Option<Spanned<String>>,
     token_store: Option<Spanned<TokenStoreKind>>,
 }
 
@@ -184,7 +188,14 @@ impl Config {
     /// Reads `file`; a missing file is an empty configuration.
     pub fn load(file: &Path) -> Result<Config, Failure> {
         let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
+            Ok(text) => {
+                // It says where a person's token goes: nobody else may have written it.
+                if let Some(dir) = file.parent() {
+                    check_not_writable_by_others(dir, "directory")?;
+                }
+                check_not_writable_by_others(file, "file")?;
+                text
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => {
                 return Err(Failure::Usage(format!(
@@ -229,6 +240,7 @@ impl Config {
             let base_url = text_field("base_url", profile.base_url, check_url)?;
             let issuer = text_field("issuer", profile.issuer, check_url)?;
             let client_id = text_field("client_id", profile.client_id, check_client_id)?;
+            let prompt = text_field("prompt", profile.prompt, check_prompt)?;
             let scopes = checked(
                 profile.scopes,
                 |scopes: &Vec<String>| scopes.iter().try_for_each(|scope| check_scope(scope)),
@@ -242,6 +254,7 @@ impl Config {
                     issuer,
                     client_id,
                     scopes,
+                    prompt,
                     token_store: profile.token_store.map(Spanned::into_inner),
                 },
             );
@@ -253,6 +266,40 @@ impl Config {
     pub fn profile(&self, name: &str) -> Option<&Profile> {
         self.profiles.get(name)
     }
+}
+
+/// Refuses a configuration file (or its directory) that is not the user's own, or that others
+/// can write: whoever can change `base_url` or `issuer` decides where the sign-in goes.
+#[cfg(unix)]
+fn check_not_writable_by_others(path: &Path, what: &str) -> Result<(), Failure> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let metadata = std::fs::metadata(path).map_err(|e| {
+        Failure::Usage(format!(
+            "cannot inspect the configuration {what} {}: {e}",
+            path.display()
+        ))
+    })?;
+    let me = rustix::process::geteuid().as_raw();
+    if metadata.uid() != me {
+        return Err(Failure::Usage(format!(
+            "the configuration {what} {} belongs to another user (uid {}), who could send your sign-in elsewhere; it is not used: make it yours (`chown`) or set CREDITDATA_CONFIG to a directory of your own",
+            path.display(),
+            metadata.uid()
+        )));
+    }
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(Failure::Usage(format!(
+            "the configuration {what} {} can be written by others (permissions {mode:04o}), who could send your sign-in elsewhere; it is not used: run `chmod go-w` on it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_not_writable_by_others(_: &Path, _: &str) -> Result<(), Failure> {
+    Ok(())
 }
 
 /// An error at `span` of `file`: `FILE:LINE:COLUMN: problem`, as compilers say it.
@@ -309,10 +356,16 @@ fn check_environment(value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An http(s) URL without user information, query or fragment.
+/// An https URL (or http to a loopback address) without user information, query or fragment.
 pub fn check_url(value: &str) -> Result<(), String> {
     let url = url::Url::parse(value.trim()).map_err(|e| format!("{value:?} is not a URL ({e})"))?;
-    if !matches!(url.scheme(), "http" | "https") {
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if !(url.scheme() == "https" || url.scheme() == "http" && loopback) {
         return Err(format!("{value:?} must use https (or http on loopback)"));
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -336,8 +389,21 @@ fn check_client_id(value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// OpenID Connect Core §3.1.2.1: space-separated `none`, `login`, `consent`, `select_account`.
+pub fn check_prompt(value: &str) -> Result<(), String> {
+    let known = ["none", "login", "consent", "select_account"];
+    let words: Vec<&str> = value.split(' ').collect();
+    if words.iter().all(|w| known.contains(w)) && !(words.contains(&"none") && words.len() > 1) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{value:?} is not a prompt: use none, login, consent or select_account (several separated by spaces, none alone)"
+        ))
+    }
+}
+
 /// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
-fn check_scope(value: &str) -> Result<(), String> {
+pub fn check_scope(value: &str) -> Result<(), String> {
     let good = !value.is_empty()
         && value
             .bytes()
@@ -415,6 +481,7 @@ pub fn record(dir: &ConfigDir, name: &str, profile: &Profile) -> Result<(), Fail
             .as_ref()
             .map(|s| value(s.iter().map(String::as_str).collect::<Array>())),
     );
+    set("prompt", profile.prompt.as_deref().map(value));
     set(
         "token_store",
         profile.token_store.map(|k| value(k.as_str())),

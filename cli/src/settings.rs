@@ -20,7 +20,7 @@ use std::sync::Arc;
 use creditdata_client::auth::Credentials;
 use creditdata_client::sign_in::{
     CLI_CLIENT_ID, DEFAULT_SCOPES, IdentityProvider, SignedInCredentials, StoredSignIn, TokenStore,
-    TokenStoreError, TokenStoreErrorKind,
+    TokenStoreError, TokenStoreErrorKind, TokenStoreLock,
 };
 use creditdata_client::{Client, ClientBuilder, Environment};
 
@@ -383,6 +383,11 @@ pub struct SignInTarget {
     pub client_id: String,
     /// The scopes to ask for.
     pub scopes: Vec<String>,
+    /// The profile's `prompt`, when it applies.
+    pub prompt: Option<String>,
+    /// The origin (`scheme://host[:port]`) of the service's base URL, when it is known: what a
+    /// sign-in is recorded for, and the only place its token goes.
+    pub api_origin: Option<String>,
 }
 
 /// Resolves the [`SignInTarget`]: `--issuer`, else `CREDITDATA_ISSUER`, else the profile's
@@ -429,7 +434,14 @@ pub fn target(
         .clone()
         .filter(|_| profile_applies)
         .unwrap_or_else(|| DEFAULT_SCOPES.iter().map(|s| s.to_string()).collect());
+    let api_origin = environment
+        .base_url_with(env)
+        .ok()
+        .and_then(|url| url::Url::parse(&url).ok())
+        .map(|url| url.origin().ascii_serialization());
     Ok(SignInTarget {
+        api_origin,
+        prompt: profile.prompt.clone().filter(|_| profile_applies),
         location,
         environment: label,
         issuer: issuer.trim().trim_end_matches('/').to_string(),
@@ -493,6 +505,13 @@ impl TokenStore for ProfileStore {
     fn clear(&self) -> Result<(), TokenStoreError> {
         self.store.clear().map_err(unavailable)
     }
+
+    fn lock(&self) -> Result<TokenStoreLock, TokenStoreError> {
+        self.store
+            .lock()
+            .map(TokenStoreLock::new)
+            .map_err(unavailable)
+    }
 }
 
 fn unavailable(error: StoreError) -> TokenStoreError {
@@ -539,6 +558,24 @@ pub fn stored_credentials(
             "the sign-in of profile {:?} is for the identity provider {}, but this command goes to {} (identity provider {}); use the profile's environment, another --profile, or `creditdata login` for this one",
             context.profile_name, stored.issuer, target.environment, target.issuer
         )));
+    }
+    // ...nor to another service of the same provider: a changed `base_url` line or variable
+    // must not carry the person's live token to a host they never signed in for.
+    match (&stored.api_origin, &target.api_origin) {
+        (Some(recorded), Some(here)) if recorded == here => {}
+        (Some(recorded), here) => {
+            return Err(Failure::Auth(format!(
+                "the sign-in of profile {:?} was made for the service at {recorded}, but this command goes to {}: the token is not sent there; run `creditdata login` to sign in for that service",
+                context.profile_name,
+                here.as_deref().unwrap_or("an unknown address")
+            )));
+        }
+        (None, _) => {
+            return Err(Failure::Auth(format!(
+                "the sign-in of profile {:?} does not record which service it is for (it predates that record), so its token is not sent anywhere; run `creditdata login` again",
+                context.profile_name
+            )));
+        }
     }
     let provider = IdentityProvider::new(stored.issuer.clone(), stored.client_id.clone())
         .map_err(|e| Failure::Usage(e.to_string()))?;

@@ -10,9 +10,11 @@ use std::io::IsTerminal as _;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use creditdata_client::auth::Credentials;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::sign_in::{
-    IdentityProvider, SignIn, SignInError, SignInOptions, TokenStore, TokenStoreErrorKind, sign_out,
+    IdentityProvider, ProviderSession, SignIn, SignInError, SignInOptions, SignedInCredentials,
+    SignedOut, StoredSignIn, TokenStore, TokenStoreErrorKind, sign_out,
 };
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::Serialize;
@@ -22,8 +24,7 @@ use crate::failure::Failure;
 use crate::output::Output;
 use crate::profile::{Profile, record};
 use crate::settings::{
-    Context, ProfileStore, open_for_reading, store_failure, stored_credentials, target,
-    token_store_failure,
+    Context, ProfileStore, open_for_reading, store_failure, target, token_store_failure,
 };
 use crate::terminal::{note, one_line};
 use crate::token_store::{Opened, open};
@@ -55,6 +56,12 @@ pub async fn login(
     args: &LoginArgs,
 ) -> Result<(), Failure> {
     let target = target(global, env, &context.profile, true)?;
+    if target.api_origin.is_none() {
+        return Err(Failure::Usage(format!(
+            "the address of the service ({}) is not known, and a sign-in is recorded for one service only: give --base-url or --environment",
+            target.environment
+        )));
+    }
     let Opened {
         store,
         fallback_notice,
@@ -63,17 +70,33 @@ pub async fn login(
     let store = ProfileStore { store };
     let provider = IdentityProvider::new(target.issuer.clone(), target.client_id.clone())
         .map_err(sign_in_failure)?;
+    for scope in &args.scopes {
+        crate::profile::check_scope(scope).map_err(|m| Failure::Usage(format!("--scope: {m}")))?;
+    }
+    if let Some(prompt) = &args.prompt {
+        crate::profile::check_prompt(prompt)
+            .map_err(|m| Failure::Usage(format!("--prompt: {m}")))?;
+    }
+    let scopes = if args.scopes.is_empty() {
+        target.scopes.clone()
+    } else {
+        args.scopes.clone()
+    };
+    let prompt = args.prompt.clone().or_else(|| target.prompt.clone());
     let options = SignInOptions {
-        scopes: target.scopes.clone(),
+        scopes: scopes.clone(),
         timeout: args.timeout,
-        ..SignInOptions::default()
+        prompt: prompt.clone(),
     };
     let pending = SignIn::start(&provider, options)
         .await
         .map_err(sign_in_failure)?;
-    let url = pending.authorization_url().to_string();
+    // The start address, not the authorization URL: a browser launcher's argument is readable
+    // by every local user, and the authorization URL's state, nonce and PKCE challenge would
+    // let one of them finish this sign-in as themselves.
+    let url = pending.start_url().to_string();
     note(&format!(
-        "To sign in to {} (profile {}), open this address in a browser on this computer:\n\n  {url}\n",
+        "To sign in to {} (profile {}), open this address in a browser on this computer (it works once):\n\n  {url}\n",
         target.environment, context.profile_name
     ));
     if !args.no_browser
@@ -88,13 +111,31 @@ pub async fn login(
         "Waiting for the sign-in to finish in the browser (up to {})...",
         humantime::format_duration(args.timeout)
     ));
-    let signed_in = pending.finish().await.map_err(sign_in_failure)?;
+    let mut signed_in = pending.finish().await.map_err(sign_in_failure)?;
+    // The token goes to this service only, until the next login.
+    signed_in.api_origin = target.api_origin.clone();
     if let Some(notice) = fallback_notice {
         note(&format!("note: {notice}"));
     }
     // The sign-in this one replaces is ended below: a refresh token nobody keeps any more must
     // not stay valid at the provider. Unreadable is as good as none here.
     let previous = store.load().ok().flatten();
+    if let Some(previous) = &previous
+        && let Some(change) = subject_change(previous, &signed_in)
+    {
+        if !args.force {
+            // Someone else's sign-in delivered to this port is exactly what a local attacker
+            // achieves: nothing of it is kept, and the person decides.
+            let _ = sign_out(&provider, &signed_in).await;
+            return Err(Failure::Auth(format!(
+                "WARNING: this sign-in is {change}. Nothing was changed and the new sign-in was ended. If you meant to switch, run `creditdata login --force`; if you did not, someone on this computer may have tried to take over the sign-in"
+            )));
+        }
+        note(&format!(
+            "WARNING: profile {} now signs in {change} (--force)",
+            context.profile_name
+        ));
+    }
     if let Err(error) = store.save(&signed_in) {
         // Tokens nobody keeps should not stay valid at the provider.
         let _ = sign_out(&provider, &signed_in).await;
@@ -108,7 +149,8 @@ pub async fn login(
         base_url: target.location.base_url.clone(),
         issuer: Some(target.issuer.clone()),
         client_id: Some(target.client_id.clone()),
-        scopes: Some(target.scopes.clone()),
+        scopes: Some(scopes),
+        prompt,
         token_store: Some(kind),
     };
     record(context.config()?, &context.profile_name, &recorded).map_err(|f| {
@@ -138,7 +180,30 @@ pub async fn login(
         _ => user.display_name().to_string(),
     };
     note(&format!("Signed in to {} as {who}", target.environment));
+    if signed_in.refresh_token.is_none() {
+        let until = signed_in
+            .access_token_expires_at
+            .map(|at| format!(" at {}", timestamp(at)))
+            .unwrap_or_default();
+        note(&format!(
+            "warning: the identity provider issued no refresh token: you will have to sign in again when the access token expires{until}. Some providers issue one only for `creditdata login --scope openid --scope profile --scope offline_access --prompt consent`"
+        ));
+    }
     Ok(())
+}
+
+/// How `new` differs in person from `previous`, when it does: another subject, or another
+/// issuer (a subject is only unique within its issuer).
+fn subject_change(previous: &StoredSignIn, new: &StoredSignIn) -> Option<String> {
+    let (was, is) = (previous.user(), new.user());
+    if previous.issuer == new.issuer && was.subject == is.subject {
+        return None;
+    }
+    Some(format!(
+        "as {}, not as {} who was signed in with this profile",
+        is.display_name(),
+        was.display_name()
+    ))
 }
 
 /// `creditdata logout`: revokes at the identity provider, then forgets. Idempotent.
@@ -170,16 +235,45 @@ pub async fn logout(context: &Context) -> Result<(), Failure> {
     };
     store.clear().map_err(token_store_failure)?;
     match revoked {
-        Ok(()) => {
-            note(&format!(
-                "Signed out of {} (profile {}).",
-                stored.issuer, context.profile_name
-            ));
-            Ok(())
-        }
+        Ok(report) => signed_out_report(&stored.issuer, &context.profile_name, report),
         Err(error) => Err(Failure::Local(format!(
             "the sign-in was removed from this computer, but the identity provider could not revoke it ({}): its refresh token stays valid until it expires; try again later with `creditdata login` and `creditdata logout`",
             one_line(&DisplayChain(&error).to_string())
+        ))),
+    }
+}
+
+/// Says what `logout` ended, and no more: the refresh token, the provider's browser session.
+/// A sign-in that may still be renewable is a failure (exit 1).
+fn signed_out_report(issuer: &str, profile: &str, report: SignedOut) -> Result<(), Failure> {
+    let session = match report.provider_session {
+        ProviderSession::Ended => "the identity provider ended its session",
+        ProviderSession::Unconfirmed => {
+            "the identity provider did not confirm that its own browser session ended (it answered with a page, perhaps asking for confirmation): if others use this browser, sign out there too"
+        }
+        _ => "the identity provider's own browser session was not ended",
+    };
+    match (report.revoked, report.provider_session) {
+        (true, ProviderSession::Ended) => {
+            note(&format!(
+                "Signed out of {issuer} (profile {profile}): the refresh token was revoked and {session}."
+            ));
+            Ok(())
+        }
+        (true, _) => {
+            note(&format!(
+                "Signed out here (profile {profile}), and the refresh token was revoked at {issuer}: this sign-in can no longer be renewed; {session}."
+            ));
+            Ok(())
+        }
+        (false, ProviderSession::Ended) => {
+            note(&format!(
+                "Signed out of {issuer} (profile {profile}): {session} (it offers no token revocation)."
+            ));
+            Ok(())
+        }
+        (false, _) => Err(Failure::Local(format!(
+            "the sign-in was removed from this computer, but nothing was revoked at {issuer} and {session}: its refresh token may stay valid until it expires"
         ))),
     }
 }
@@ -316,7 +410,7 @@ async fn token(
         .is_some_and(|left| left > PRINT_MARGIN);
     let token = match (fresh, stored.access_token()) {
         (true, Some(token)) => token.clone(),
-        _ => renewed_access_token(global, env, context).await?,
+        _ => renewed_access_token(global, env, context, &stored).await?,
     };
     let mut stdout = std::io::stdout().lock();
     std::io::Write::write_all(&mut stdout, token.expose_secret().as_bytes())
@@ -329,17 +423,30 @@ async fn token(
 /// rotated tokens are saved to the store before the new access token is returned, a refused
 /// refresh token is "sign in again", and nothing is sent to the service: a token costs none of
 /// its rate limit, and is had while the identity provider is up even if the service is down.
+///
+/// The client is pointed at the service the sign-in was recorded for, whatever the settings
+/// say now: nothing is sent there, and the token is the one that service accepts.
 async fn renewed_access_token(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
     context: &Context,
+    stored: &StoredSignIn,
 ) -> Result<SecretString, Failure> {
-    let Some(credentials) = stored_credentials(global, env, context)? else {
-        return Err(not_signed_in(context));
+    let Some(origin) = stored.api_origin.clone() else {
+        return Err(Failure::Auth(format!(
+            "the sign-in of profile {:?} does not record which service it is for (it predates that record); run `creditdata login` again",
+            context.profile_name
+        )));
     };
+    let store = open_for_reading(context)?;
+    let provider = IdentityProvider::new(stored.issuer.clone(), stored.client_id.clone())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let (builder, _) = crate::settings::builder(global, env, &context.profile)?;
     let client = builder
-        .credentials(credentials)
+        .base_url(origin)
+        .credentials(Credentials::SignedIn(SignedInCredentials::new(
+            store, provider,
+        )))
         .build()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(client.access_token().await?)

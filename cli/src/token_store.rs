@@ -71,6 +71,20 @@ impl Store {
         }
     }
 
+    /// Takes the OS lock of this sign-in (see [`crate::token_lock`]): the same file for both
+    /// stores, beside the file store's.
+    pub fn lock(&self) -> Result<crate::token_lock::Held, StoreError> {
+        let path = match self {
+            Store::Keyring(store) => &store.lock_path,
+            Store::File(store) => &store.lock_path,
+        };
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir).map_err(|f| StoreError(f.message().unwrap_or_default()))?;
+            check_directory(dir)?;
+        }
+        crate::token_lock::acquire(path)
+    }
+
     /// Replaces the stored text.
     pub fn save_text(&self, text: &str) -> Result<(), StoreError> {
         match self {
@@ -156,6 +170,7 @@ pub fn open(requested: Requested, dir: &ConfigDir, profile: &str) -> Result<Open
 pub struct KeyringStore {
     entry: keyring::Entry,
     account: String,
+    lock_path: PathBuf,
 }
 
 impl KeyringStore {
@@ -165,7 +180,11 @@ impl KeyringStore {
         let account = format!("{profile}@{}", dir.path().display());
         let entry = keyring::Entry::new(KEYRING_SERVICE, &account)
             .map_err(|e| StoreError(format!("cannot name the keyring entry: {e}")))?;
-        Ok(KeyringStore { entry, account })
+        Ok(KeyringStore {
+            entry,
+            account,
+            lock_path: lock_path(dir, profile),
+        })
     }
 
     /// Whether the store answers at all (headless machines have no Secret Service).
@@ -223,12 +242,19 @@ fn keyring_reason(error: &keyring::Error) -> String {
 /// `tokens/PROFILE.json` in the configuration directory: 0600 in a 0700 directory.
 pub struct FileStore {
     path: PathBuf,
+    lock_path: PathBuf,
+}
+
+/// `tokens/PROFILE.lock`: whoever holds it may refresh the profile's sign-in.
+fn lock_path(dir: &ConfigDir, profile: &str) -> PathBuf {
+    dir.tokens_dir().join(format!("{profile}.lock"))
 }
 
 impl FileStore {
     fn new(dir: &ConfigDir, profile: &str) -> FileStore {
         FileStore {
             path: dir.tokens_dir().join(format!("{profile}.json")),
+            lock_path: lock_path(dir, profile),
         }
     }
 
@@ -327,6 +353,12 @@ fn check_directory(dir: &Path) -> Result<(), StoreError> {
             dir.display()
         ))
     })?;
+    if std::os::unix::fs::MetadataExt::uid(&metadata) != rustix::process::geteuid().as_raw() {
+        return Err(StoreError(format!(
+            "the directory {} belongs to another user, who could replace the sign-in; it is not used",
+            dir.display()
+        )));
+    }
     let mode = metadata.permissions().mode() & 0o777;
     if mode & 0o022 != 0 {
         return Err(StoreError(format!(

@@ -438,6 +438,10 @@ impl ClientBuilder {
     /// request: tokens are fetched by the first call that needs one.
     pub fn build(self) -> Result<Client, Error> {
         let base_url = self.environment.base_url()?;
+        #[cfg(feature = "rate-limit")]
+        if let Some(limiter) = &self.rate_limiter {
+            limiter.limit().check().map_err(Error::Config)?;
+        }
         if self.retry.max_attempts == 0 {
             return Err(Error::Config(
                 "retry policy: max_attempts must be at least 1".into(),
@@ -469,6 +473,16 @@ impl ClientBuilder {
                 .map_err(cannot_build)?,
         };
         let mut credentials = self.credentials;
+        if credentials.is_some() {
+            // The identity provider's own rule for where a token may travel: a bearer token
+            // over plain http off loopback is anyone's on the way.
+            crate::urls::validate_identity_provider_url("the base URL", base_url.as_str())
+                .map_err(|e| Error::Config(e.replace("the client secret", "the credentials")))?;
+        }
+        #[cfg(feature = "sign-in")]
+        if let Some(Credentials::SignedIn(signed_in)) = &mut credentials {
+            signed_in.bind_to(&base_url);
+        }
         if let Some(Credentials::ClientCredentials(cc)) = &mut credentials {
             if !cfg!(feature = "oauth2") {
                 return Err(Error::Config(WITHOUT_OAUTH2.to_string()));

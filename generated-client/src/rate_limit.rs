@@ -136,6 +136,25 @@ impl RateLimit {
         self.per
     }
 
+    /// Whether the limiter can represent this limit: governor keeps `interval × burst` in
+    /// nanoseconds in a `u64`, next to the clock it is added to, so a burst spanning more than
+    /// about 146 years (`RateLimit::per_hour(1).burst(5_200_000)`) would overflow it (a panic
+    /// in a debug build, a wrong pace in a release build).
+    /// [`ClientBuilder::build`](crate::ClientBuilder::build) refuses such a limit with
+    /// [`Error::Config`](crate::Error::Config).
+    pub fn check(&self) -> Result<(), String> {
+        let burst = self.burst_size();
+        let largest = largest_burst(self.per / self.requests.get());
+        if burst > largest {
+            return Err(format!(
+                "rate limit {self}: a burst of {burst} cannot be represented at this rate (at \
+                 most {largest}: the burst would take centuries to refill); choose a smaller \
+                 burst"
+            ));
+        }
+        Ok(())
+    }
+
     /// The burst in effect (see [`burst`](Self::burst)).
     pub fn burst_size(&self) -> u32 {
         match self.burst {
@@ -450,7 +469,9 @@ fn governor_for(limit: &RateLimit, rate: f64) -> Gcra {
         interval_of(rate)
     };
     let burst = if configured {
-        NonZeroU32::new(limit.burst_size()).unwrap_or(NonZeroU32::MIN)
+        // Never above what governor can hold, whatever was configured: `build` refuses such
+        // a limit, and a limiter made directly must not panic before that.
+        NonZeroU32::new(limit.burst_size().min(largest_burst(interval))).unwrap_or(NonZeroU32::MIN)
     } else {
         NonZeroU32::MIN
     };
@@ -458,6 +479,13 @@ fn governor_for(limit: &RateLimit, rate: f64) -> Gcra {
         .unwrap_or_else(|| governor::Quota::per_hour(NonZeroU32::MIN))
         .allow_burst(burst);
     governor::RateLimiter::direct_with_clock(quota, TokioClock)
+}
+
+/// The largest burst governor can represent at one request every `interval`: `interval ×
+/// burst` within a quarter of `u64` nanoseconds, leaving room for the clock it is added to.
+fn largest_burst(interval: Duration) -> u32 {
+    let room = u128::from(u64::MAX / 4) / interval.as_nanos().max(1);
+    u32::try_from(room).unwrap_or(u32::MAX).max(1)
 }
 
 /// The time between two requests at `rate` per second, within [1 ns, [`MAX_WINDOW`]].

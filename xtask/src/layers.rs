@@ -96,6 +96,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("sign_in::id_token", 5),
     ("sign_in::loopback", 5),
     ("sign_in::provider", 5),
+    ("sign_in::sign_out", 5),
     ("sign_in::store", 5),
     ("sign_in::tokens", 5),
     ("auth", 6),

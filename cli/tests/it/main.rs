@@ -8,4 +8,5 @@ mod export;
 mod export_trust;
 mod ready;
 mod sign_in;
+mod sign_in_trust;
 mod trust;

@@ -220,7 +220,14 @@ fn form_action(page: &reqwest::Url, html: &str) -> reqwest::Url {
 /// then delivers the redirect to the command's loopback port, as a browser would.
 pub async fn sign_in_over_http(url: String, user: &str, password: &str, decision: &str) {
     let browser = browser();
-    let page = reqwest::Url::parse(&url).expect("an address");
+    let mut page = reqwest::Url::parse(&url).expect("an address");
+    // The command's one-time start address sends the browser on to the provider.
+    if page.host_str() == Some("127.0.0.1") && page.path() == "/start" {
+        let start = browser.get(&url).send().await.expect("the start address");
+        assert_eq!(start.status(), StatusCode::SEE_OTHER, "{url} sends on");
+        page = reqwest::Url::parse(start.headers()["location"].to_str().expect("ascii"))
+            .expect("an address");
+    }
     let response = browser
         .get(page.clone())
         .send()

@@ -1,7 +1,8 @@
-//! ID token validation (OpenID Connect Core §3.1.3.7) with `jsonwebtoken`: the signature
+//! Who signed in: ID token validation (OpenID Connect Core §3.1.3.7) with `jsonwebtoken`, and
+//! the person's name from userinfo when the token carries none. Validated: the signature
 //! against a key of the issuer's JWKS (fetched under the identity provider's rules), an
 //! algorithm the provider advertises among ES256 and RS256, `iss`, `aud` (and `azp`), `exp`,
-//! and the sign-in's `nonce`.
+//! and the sign-in's `nonce`; `iss` as the provider writes it (a trailing slash included).
 
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -84,7 +85,8 @@ pub(super) async fn validate(
     let key = DecodingKey::from_jwk(jwk)
         .map_err(|_| refused("the matching key of the issuer's JWKS is unusable"))?;
     let mut validation = Validation::new(header.alg);
-    validation.set_issuer(&[provider.issuer()]);
+    // As the provider writes it: `https://login.example/` stays with its slash.
+    validation.set_issuer(&[provider.issuer(), metadata.issuer.as_str()]);
     validation.set_audience(&[provider.client_id()]);
     validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
     validation.leeway = LEEWAY_SECONDS;
@@ -149,4 +151,50 @@ async fn jwks(
             e.column()
         ))
     })
+}
+
+/// `user` with the name and user name the provider's userinfo endpoint gives (OpenID Connect
+/// Core §5.3), for providers whose ID token carries no profile claims. Only an answer about
+/// the same `sub` is used (§5.3.2); any failure leaves `user` as it was: the name is for
+/// showing, never for deciding.
+pub(super) async fn named_by_userinfo(
+    provider: &IdentityProvider,
+    endpoint: &str,
+    access_token: &str,
+    user: SignedInUser,
+) -> SignedInUser {
+    #[derive(serde::Deserialize)]
+    struct UserInfo {
+        sub: String,
+        name: Option<String>,
+        preferred_username: Option<String>,
+    }
+    let request = match provider
+        .http()
+        .get(endpoint)
+        .bearer_auth(access_token)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .build()
+    {
+        Ok(request) => request,
+        Err(_) => return user,
+    };
+    let info = match provider.send(request, "the userinfo endpoint").await {
+        Ok(body) => serde_json::from_slice::<UserInfo>(&body).ok(),
+        Err(error) => {
+            tracing::debug!(
+                error = &error as &dyn std::error::Error,
+                "userinfo failed; the person stays unnamed"
+            );
+            None
+        }
+    };
+    match info {
+        Some(info) if info.sub == user.subject => SignedInUser {
+            name: info.name.filter(|n| !n.trim().is_empty()),
+            username: info.preferred_username.filter(|n| !n.trim().is_empty()),
+            ..user
+        },
+        _ => user,
+    }
 }

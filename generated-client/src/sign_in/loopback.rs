@@ -18,22 +18,40 @@ use super::SignInError;
 /// The path of the redirect URI.
 pub(super) const CALLBACK_PATH: &str = "/callback";
 
+/// The path of the address the browser is sent to first: it answers once, with a redirect to
+/// the authorization URL, so that no secret of the sign-in ever goes on a command line.
+pub(super) const START_PATH: &str = "/start";
+
 /// How long a connection may take to send its request head.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may stay silent before its first byte: a browser sends its request
+/// at once, so an idle connection only holds a slot another one (the browser's) may need.
+const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The largest request head read; a browser's redirect is well under 4 KiB.
 const MAX_REQUEST_HEAD: usize = 8 * 1024;
 
-/// Connections read at once; more are closed unanswered until one is done.
+/// Connections read at once; while that many are open no other is accepted, so the kernel's
+/// backlog holds the next one (the browser's, perhaps) until a slot frees up.
 const MAX_OPEN_CONNECTIONS: usize = 32;
 
 /// How long writing an answer may take.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// One request on the loopback port: its query parameters (or why it cannot be the
-/// redirect), and the connection to answer on.
+/// What a request on the loopback port asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Request {
+    /// `GET /start`: the browser wants the authorization URL.
+    Start,
+    /// `GET /callback?...`: the provider's answer, with its query parameters.
+    Callback(Vec<(String, String)>),
+}
+
+/// One request on the loopback port (or why it is neither of the two expected), and the
+/// connection to answer on.
 pub(super) struct Callback {
-    pub(super) parameters: Result<Vec<(String, String)>, &'static str>,
+    pub(super) parameters: Result<Request, &'static str>,
     stream: TcpStream,
 }
 
@@ -43,10 +61,16 @@ impl Callback {
     pub(super) async fn answer(mut self, page: Page) {
         let reason = match page.status {
             200 => "OK",
+            303 => "See Other",
             _ => "Bad Request",
         };
+        let location = page
+            .location
+            .as_ref()
+            .map(|url| format!("Location: {url}\r\n"))
+            .unwrap_or_default();
         let response = format!(
-            "HTTP/1.1 {} {reason}\r\n\
+            "HTTP/1.1 {} {reason}\r\n{location}\
              Content-Type: text/html; charset=utf-8\r\n\
              Content-Length: {}\r\n\
              Cache-Control: no-store\r\n\
@@ -93,7 +117,7 @@ impl<'a> Waiter<'a> {
                 Event::Deadline => return None,
                 Event::Accepted(Ok((stream, peer))) => {
                     // Bound to 127.0.0.1, so every peer should be loopback: checked anyway.
-                    if peer.ip().is_loopback() && self.reading.len() < MAX_OPEN_CONNECTIONS {
+                    if peer.ip().is_loopback() {
                         self.reading.spawn(read_request(stream));
                     }
                 }
@@ -114,6 +138,8 @@ impl<'a> Waiter<'a> {
     async fn next_event(&mut self, deadline: Instant) -> Event {
         let mut sleep = pin!(tokio::time::sleep_until(deadline));
         let mut accept = pin!(self.listener.accept());
+        // Accepting and then dropping a connection would reset it, the browser's included.
+        let full = self.reading.len() >= MAX_OPEN_CONNECTIONS;
         let reading = &mut self.reading;
         let mut read = pin!(async move {
             if reading.is_empty() {
@@ -129,7 +155,7 @@ impl<'a> Waiter<'a> {
             if let Poll::Ready(read) = read.as_mut().poll(cx) {
                 return Poll::Ready(Event::Read(read));
             }
-            if let Poll::Ready(accepted) = accept.as_mut().poll(cx) {
+            if !full && let Poll::Ready(accepted) = accept.as_mut().poll(cx) {
                 return Poll::Ready(Event::Accepted(accepted));
             }
             Poll::Pending
@@ -150,6 +176,13 @@ async fn read_request(mut stream: TcpStream) -> Option<Callback> {
     let mut head = Vec::with_capacity(1024);
     let read = tokio::time::timeout(REQUEST_TIMEOUT, async {
         let mut chunk = [0u8; 1024];
+        let first = tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.read(&mut chunk))
+            .await
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+        if first == 0 {
+            return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
+        }
+        head.extend_from_slice(&chunk[..first]);
         loop {
             if head.windows(4).any(|w| w == b"\r\n\r\n") {
                 return Ok(true);
@@ -173,8 +206,8 @@ async fn read_request(mut stream: TcpStream) -> Option<Callback> {
     Some(Callback { parameters, stream })
 }
 
-/// The query parameters of a `GET /callback?...` request head.
-fn parse_request(head: &[u8]) -> Result<Vec<(String, String)>, &'static str> {
+/// What a request head asks for: `GET /start` or `GET /callback?...`, nothing else.
+fn parse_request(head: &[u8]) -> Result<Request, &'static str> {
     let line_end = head
         .windows(2)
         .position(|w| w == b"\r\n")
@@ -192,22 +225,39 @@ fn parse_request(head: &[u8]) -> Result<Vec<(String, String)>, &'static str> {
     if method != "GET" {
         return Err("not a GET request");
     }
+    if target == START_PATH {
+        return Ok(Request::Start);
+    }
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     if path != CALLBACK_PATH {
         return Err("not the callback path");
     }
-    Ok(form_urlencoded::parse(query.as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect())
+    Ok(Request::Callback(
+        form_urlencoded::parse(query.as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect(),
+    ))
 }
 
 /// A small HTML page for the browser.
 pub(super) struct Page {
     status: u16,
     html: String,
+    location: Option<reqwest::Url>,
 }
 
 impl Page {
+    /// The one answer of `/start`: on to the provider.
+    pub(super) fn redirect(to: &reqwest::Url) -> Page {
+        let mut page = Page::new(
+            303,
+            "Signing in",
+            "Continue to the identity provider to sign in.",
+        );
+        page.location = Some(to.clone());
+        page
+    }
+
     pub(super) fn signed_in() -> Page {
         Page::new(
             200,
@@ -243,7 +293,11 @@ impl Page {
             title = escape_html(title),
             message = escape_html(message),
         );
-        Page { status, html }
+        Page {
+            status,
+            html,
+            location: None,
+        }
     }
 }
 
@@ -272,10 +326,14 @@ mod tests {
         let parsed = parse_request(b"GET /callback?code=a%20b&state=s HTTP/1.1\r\nHost: x\r\n\r\n");
         assert_eq!(
             parsed.unwrap(),
-            vec![
+            Request::Callback(vec![
                 ("code".to_string(), "a b".to_string()),
                 ("state".to_string(), "s".to_string())
-            ]
+            ])
+        );
+        assert_eq!(
+            parse_request(b"GET /start HTTP/1.1\r\n\r\n"),
+            Ok(Request::Start)
         );
         for (request, why) in [
             (
@@ -295,6 +353,8 @@ mod tests {
                 "a malformed request line",
             ),
             (b"GET /callback SPDY/3\r\n\r\n", "not HTTP/1"),
+            (b"GET /start?x=1 HTTP/1.1\r\n\r\n", "not the callback path"),
+            (b"HEAD /start HTTP/1.1\r\n\r\n", "not a GET request"),
             (b"\xff\xfe\r\n\r\n", "not a text request line"),
         ] {
             assert_eq!(parse_request(request), Err(why));

@@ -14,7 +14,7 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let provider = IdentityProvider::new("https://login.example.test/realms/consumer", "creditdata-cli")?;
 //! let pending = SignIn::start(&provider, SignInOptions::default()).await?;
-//! println!("Open {} in your browser", pending.authorization_url());
+//! println!("Open {} in your browser", pending.start_url());
 //! let signed_in = pending.finish().await?; // waits for the browser's redirect
 //! println!("Signed in as {}", signed_in.user().display_name());
 //!
@@ -39,12 +39,18 @@
 //!
 //! # What a hostile local web page or process cannot do
 //!
+//! - **Read the sign-in's secrets from a command line.** Open (or launch the browser with)
+//!   [`PendingSignIn::start_url`], `http://127.0.0.1:PORT/start`, which carries none: it
+//!   answers once with a redirect to the authorization URL, and a second request for it ends
+//!   the sign-in ([`SignInError::StartReused`]) instead of racing whoever read it.
 //! - **Complete the sign-in with its own code.** Only a redirect to `/callback` whose `state`
 //!   equals this sign-in's (compared in constant time) is considered; any other request (a
 //!   wrong or missing `state`, another path, another method, a malformed or oversized request)
 //!   is answered `400` and the wait goes on.
-//! - **Hang the wait.** Each connection gets 10 s and 8 KiB to send its request; at most 32 are
-//!   open at once; only loopback peers are served.
+//! - **Hang the wait, or crowd out the browser.** Each connection gets 2 s to its first byte
+//!   and 10 s and 8 KiB to send its request; at most 32 are read at once, and while 32 are
+//!   open no other is accepted (the kernel's backlog keeps the browser's connection until a
+//!   slot frees up, instead of it being reset); only loopback peers are served.
 //! - **Read a token.** The page the browser gets says "signed in" or names the error
 //!   (HTML-escaped), never a token, and forbids scripts, framing and referrers.
 //!
@@ -62,13 +68,15 @@
 //! is used. A refused refresh (`invalid_grant`) is
 //! [`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind::SignInRequired): never
 //! retried, and not asked again for the same refresh token. [`sign_out`] revokes the refresh
-//! token (RFC 7009) and ends the provider's session (RP-Initiated Logout).
+//! token (RFC 7009) and asks the provider to end its session (RP-Initiated Logout), and says
+//! which of the two happened ([`SignedOut`]).
 //! [`Client::access_token`](crate::Client::access_token) hands out the same access token, renewed
 //! the same way, for a request the client does not make itself, without calling the service.
 
 mod id_token;
 mod loopback;
 mod provider;
+mod sign_out;
 mod store;
 mod tokens;
 
@@ -87,8 +95,10 @@ use crate::auth::error::AuthError;
 use crate::auth::identity_http::shorten;
 
 pub use provider::{CLI_CLIENT_ID, IdentityProvider};
+pub use sign_out::{ProviderSession, SignedOut, sign_out};
 pub use store::{
     MemoryTokenStore, SignedInUser, StoredSignIn, TokenStore, TokenStoreError, TokenStoreErrorKind,
+    TokenStoreLock,
 };
 pub(crate) use tokens::UserTokens;
 
@@ -158,6 +168,14 @@ pub enum SignInError {
     /// An unusable setting (issuer URL, client id).
     #[error("{0}")]
     Config(String),
+    /// The one-time start address ([`PendingSignIn::start_url`]) was asked for a second time:
+    /// another program on this computer may have read it and gone on to the provider with this
+    /// sign-in's secrets, so the sign-in was ended.
+    #[error(
+        "the sign-in address was opened more than once: another program on this computer may have \
+         read it, so this sign-in was ended; start again and open the address only once"
+    )]
+    StartReused,
 }
 
 impl From<AuthError> for SignInError {
@@ -269,11 +287,15 @@ impl SignIn {
             request = request.add_extra_param("prompt", prompt.clone());
         }
         let (url, _) = request.url();
+        let start_url =
+            reqwest::Url::parse(&format!("http://127.0.0.1:{port}{}", loopback::START_PATH))
+                .map_err(|e| SignInError::Config(format!("start address: {e}")))?;
         Ok(PendingSignIn {
             provider: provider.clone(),
             metadata,
             listener,
             url,
+            start_url,
             redirect,
             state: SecretString::from(expected_state),
             nonce: SecretString::from(nonce.secret().clone()),
@@ -290,6 +312,7 @@ pub struct PendingSignIn {
     metadata: Arc<provider::ProviderMetadata>,
     listener: tokio::net::TcpListener,
     url: reqwest::Url,
+    start_url: reqwest::Url,
     redirect: RedirectUrl,
     state: SecretString,
     nonce: SecretString,
@@ -310,10 +333,21 @@ impl fmt::Debug for PendingSignIn {
 }
 
 impl PendingSignIn {
-    /// The URL to open in the person's browser (or print for them to open). It carries the
-    /// `state`, so treat it as confidential until the sign-in is over.
+    /// The provider's authorization URL. It carries the `state`, the `nonce` and the PKCE
+    /// challenge: whoever reads it can deliver their own sign-in to this one, so it must never
+    /// go on a command line (a browser launcher's argument is readable by every local user).
+    /// Open [`start_url`](Self::start_url) instead.
     pub fn authorization_url(&self) -> &reqwest::Url {
         &self.url
+    }
+
+    /// The address to open in the person's browser (or to print): `http://127.0.0.1:PORT/start`
+    /// on the loopback listener, carrying no secret. It answers once, with a redirect to the
+    /// [`authorization_url`](Self::authorization_url); asked a second time, it answers nothing
+    /// and the sign-in ends with [`SignInError::StartReused`], so that a local program that
+    /// read the address and got there first cannot finish the sign-in unnoticed.
+    pub fn start_url(&self) -> &reqwest::Url {
+        &self.start_url
     }
 
     /// The redirect URI the provider sends the browser back to.
@@ -327,10 +361,21 @@ impl PendingSignIn {
             .checked_add(self.timeout)
             .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
         let mut waiter = loopback::Waiter::new(&self.listener);
+        let mut started = false;
         loop {
             let Some(callback) = waiter.next(deadline).await else {
                 return Err(SignInError::TimedOut(self.timeout));
             };
+            if let Ok(loopback::Request::Start) = &callback.parameters {
+                if started {
+                    let error = SignInError::StartReused;
+                    callback.answer(loopback::Page::failed(&error)).await;
+                    return Err(error);
+                }
+                started = true;
+                callback.answer(loopback::Page::redirect(&self.url)).await;
+                continue;
+            }
             match self.judge(&callback.parameters) {
                 Verdict::NotOurs(why) => {
                     tracing::debug!(why, "a request on the sign-in port was refused");
@@ -354,9 +399,10 @@ impl PendingSignIn {
     }
 
     /// What a request on the loopback port is.
-    fn judge(&self, parameters: &Result<Vec<(String, String)>, &'static str>) -> Verdict {
-        let parameters = match parameters {
-            Ok(parameters) => parameters,
+    fn judge(&self, request: &Result<loopback::Request, &'static str>) -> Verdict {
+        let parameters = match request {
+            Ok(loopback::Request::Callback(parameters)) => parameters,
+            Ok(loopback::Request::Start) => return Verdict::NotOurs("not the callback path"),
             Err(why) => return Verdict::NotOurs(why),
         };
         let single = |name: &str| -> Result<Option<&str>, ()> {
@@ -425,13 +471,25 @@ impl PendingSignIn {
                 "the token answer has no id_token although `openid` was asked for".into(),
             )
         })?;
-        let user = id_token::validate(
+        let mut user = id_token::validate(
             &self.provider,
             &self.metadata,
             id_token,
             self.nonce.expose_secret(),
         )
         .await?;
+        if user.name.is_none()
+            && user.username.is_none()
+            && let Some(endpoint) = &self.metadata.userinfo_endpoint
+        {
+            user = id_token::named_by_userinfo(
+                &self.provider,
+                endpoint,
+                answer.access_token().secret(),
+                user,
+            )
+            .await;
+        }
         let scopes = answer
             .scopes()
             .map(|scopes| scopes.iter().map(|s| s.to_string()).collect())
@@ -448,6 +506,7 @@ impl PendingSignIn {
             scopes,
             user,
             signed_in_at: requested_at,
+            api_origin: None,
         })
     }
 }
@@ -466,16 +525,34 @@ enum Verdict {
 pub struct SignedInCredentials {
     store: Arc<dyn TokenStore>,
     provider: IdentityProvider,
+    /// The origin of the client's base URL, set by the builder.
+    api_origin: Option<String>,
 }
 
 impl SignedInCredentials {
     /// The person's sign-in as kept in `store`, refreshed at `provider`.
     pub fn new(store: Arc<dyn TokenStore>, provider: IdentityProvider) -> Self {
-        SignedInCredentials { store, provider }
+        SignedInCredentials {
+            store,
+            provider,
+            api_origin: None,
+        }
+    }
+
+    /// Binds the credentials to the service at `base_url`: a stored sign-in recorded for
+    /// another origin is refused there.
+    pub(crate) fn bind_to(&mut self, base_url: &str) {
+        // The builder has validated it; a URL that does not parse binds to itself, which no
+        // recorded origin equals.
+        self.api_origin = Some(
+            reqwest::Url::parse(base_url)
+                .map(|url| url.origin().ascii_serialization())
+                .unwrap_or_else(|_| base_url.to_string()),
+        );
     }
 
     pub(crate) fn into_tokens(self) -> UserTokens {
-        UserTokens::new(self.store, self.provider)
+        UserTokens::new(self.store, self.provider, self.api_origin)
     }
 }
 
@@ -484,73 +561,5 @@ impl fmt::Debug for SignedInCredentials {
         f.debug_struct("SignedIn")
             .field("provider", &self.provider)
             .finish_non_exhaustive()
-    }
-}
-
-/// Signs `signed_in` out at `provider`: revokes its refresh token (RFC 7009, the discovery
-/// document's `revocation_endpoint`; the access token when there is no refresh token) and ends
-/// the provider's session (`end_session_endpoint`, with the ID token as `id_token_hint`). Both
-/// are tried when both exist; the first failure is returned after both were tried. Clearing
-/// the application's [`TokenStore`] is the caller's part, whatever the outcome.
-pub async fn sign_out(
-    provider: &IdentityProvider,
-    signed_in: &StoredSignIn,
-) -> Result<(), SignInError> {
-    let metadata = provider.metadata().await?;
-    if metadata.revocation_endpoint.is_none() && metadata.end_session_endpoint.is_none() {
-        return Err(SignInError::Config(
-            "the identity provider offers neither revocation nor end-session: the sign-in can \
-             only expire"
-                .into(),
-        ));
-    }
-    let mut first_failure = None;
-    if let Some(endpoint) = &metadata.revocation_endpoint {
-        let (token, hint) = match (&signed_in.refresh_token, &signed_in.access_token) {
-            (Some(refresh), _) => (refresh, "refresh_token"),
-            (None, Some(access)) => (access, "access_token"),
-            (None, None) => (&SecretString::from(String::new()), ""),
-        };
-        if !hint.is_empty() {
-            // By hand rather than with `oauth2`'s revocation request, which refuses a plain
-            // http endpoint even on loopback (the local mock).
-            let form = [
-                ("token", token.expose_secret()),
-                ("token_type_hint", hint),
-                ("client_id", provider.client_id()),
-            ];
-            let outcome = provider
-                .post_form(endpoint, &form, "the revocation endpoint")
-                .await;
-            if let Err(error) = outcome {
-                first_failure.get_or_insert(SignInError::Provider(error));
-            }
-        }
-    }
-    if let (Some(endpoint), Some(id_token)) = (&metadata.end_session_endpoint, &signed_in.id_token)
-    {
-        let form = [
-            ("id_token_hint", id_token.expose_secret()),
-            ("client_id", provider.client_id()),
-        ];
-        let outcome = provider
-            .post_form(endpoint, &form, "the end-session endpoint")
-            .await;
-        if let Err(error) = outcome {
-            // Revocation already ended the sign-in where it succeeded: a refused hint then
-            // only means there was no session left to end.
-            if metadata.revocation_endpoint.is_none() {
-                first_failure.get_or_insert(SignInError::Provider(error));
-            } else {
-                tracing::debug!(
-                    error = &error as &dyn std::error::Error,
-                    "end-session after revocation failed"
-                );
-            }
-        }
-    }
-    match first_failure {
-        Some(error) => Err(error),
-        None => Ok(()),
     }
 }

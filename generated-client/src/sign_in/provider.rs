@@ -177,6 +177,10 @@ impl IdentityProvider {
             ));
         }
         Ok(ProviderMetadata {
+            issuer: document
+                .issuer
+                .clone()
+                .unwrap_or_else(|| self.issuer().to_string()),
             authorization_endpoint: required(
                 "its authorization_endpoint",
                 "authorization_endpoint",
@@ -195,6 +199,10 @@ impl IdentityProvider {
             end_session_endpoint: found.endpoint(
                 "its end_session_endpoint",
                 document.end_session_endpoint.as_deref(),
+            )?,
+            userinfo_endpoint: found.endpoint(
+                "its userinfo_endpoint",
+                document.userinfo_endpoint.as_deref(),
             )?,
             // OpenID Connect Discovery 1.0, §3: RS256 is the default when none is listed.
             id_token_algorithms: document
@@ -255,11 +263,16 @@ impl IdentityProvider {
 /// What the client uses of a discovery document, every URL checked.
 #[derive(Debug, Clone)]
 pub(crate) struct ProviderMetadata {
+    /// The issuer as the document writes it (perhaps with a trailing slash, which ID tokens
+    /// then carry too); equal to the configured one up to that slash.
+    pub(crate) issuer: String,
     pub(crate) authorization_endpoint: String,
     pub(crate) token_endpoint: String,
     pub(crate) jwks_uri: String,
     pub(crate) revocation_endpoint: Option<String>,
     pub(crate) end_session_endpoint: Option<String>,
+    /// Where the person's name is asked for when the ID token does not carry it.
+    pub(crate) userinfo_endpoint: Option<String>,
     /// `id_token_signing_alg_values_supported`.
     pub(crate) id_token_algorithms: Vec<String>,
     /// RFC 9207: the authorization response carries `iss`, which must then be checked.
@@ -275,6 +288,7 @@ struct SignInDocument {
     jwks_uri: Option<String>,
     revocation_endpoint: Option<String>,
     end_session_endpoint: Option<String>,
+    userinfo_endpoint: Option<String>,
     id_token_signing_alg_values_supported: Option<Vec<String>>,
     code_challenge_methods_supported: Option<Vec<String>>,
     authorization_response_iss_parameter_supported: Option<bool>,

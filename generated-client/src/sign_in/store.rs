@@ -39,6 +39,13 @@ pub struct StoredSignIn {
     /// When the person signed in.
     #[serde(with = "unix_seconds")]
     pub signed_in_at: SystemTime,
+    /// The origin (`https://host[:port]`) of the service this sign-in is for, recorded by the
+    /// application at sign-in. A client whose base URL has another origin refuses to send the
+    /// person's token ([`AuthErrorKind::SignInRequired`](crate::auth::AuthErrorKind)): a
+    /// changed setting or variable must not carry a live token to another host. `None` (a
+    /// sign-in kept before it was recorded) binds to nothing: set it before saving.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_origin: Option<String>,
 }
 
 impl StoredSignIn {
@@ -126,6 +133,43 @@ pub trait TokenStore: Send + Sync {
     fn save(&self, signed_in: &StoredSignIn) -> Result<(), TokenStoreError>;
     /// Forgets the sign-in.
     fn clear(&self) -> Result<(), TokenStoreError>;
+    /// Excludes every other process (and client) refreshing the same sign-in until the
+    /// returned guard is dropped. Refresh tokens rotate: two holders presenting the same one
+    /// look like a replay to the provider, which then ends the sign-in for both. The client
+    /// takes it after deciding to refresh, loads the sign-in again under it (using a token
+    /// another process refreshed meanwhile), refreshes, saves, and only then lets go. May
+    /// block (it is called off the async runtime). The default excludes nothing: right for a
+    /// store no other process shares, such as [`MemoryTokenStore`].
+    fn lock(&self) -> Result<TokenStoreLock, TokenStoreError> {
+        Ok(TokenStoreLock::none())
+    }
+}
+
+/// What [`TokenStore::lock`] returns: the lock is held while this lives (an OS file lock, a
+/// database row lock, a lease...).
+#[must_use = "the lock is released when this is dropped"]
+pub struct TokenStoreLock(#[allow(dead_code)] Option<Box<dyn Send>>);
+
+impl TokenStoreLock {
+    /// Holds `guard` (whatever releases the lock when dropped).
+    pub fn new(guard: impl Send + 'static) -> Self {
+        TokenStoreLock(Some(Box::new(guard)))
+    }
+
+    /// No lock at all.
+    pub fn none() -> Self {
+        TokenStoreLock(None)
+    }
+}
+
+impl fmt::Debug for TokenStoreLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "TokenStoreLock(held)"
+        } else {
+            "TokenStoreLock(none)"
+        })
+    }
 }
 
 /// Why a [`TokenStore`] failed. Its message must not contain a token.
@@ -295,6 +339,7 @@ mod tests {
                 username: Some("lena".into()),
             },
             signed_in_at: UNIX_EPOCH + Duration::from_secs(1_799_999_000),
+            api_origin: Some("https://api.example.test".into()),
         }
     }
 

@@ -93,6 +93,8 @@ pub(crate) fn expiry(requested_at: SystemTime, expires_in: Option<Duration>) -> 
 pub(crate) struct UserTokens {
     store: Arc<dyn TokenStore>,
     provider: IdentityProvider,
+    /// The origin of the service the token goes to (the client's base URL).
+    api_origin: Option<String>,
     /// The refresh token the provider refused: not presented again (no request per call after
     /// the sign-in ended), until the store holds another one (the person signed in again).
     refused: Mutex<Option<SecretString>>,
@@ -116,10 +118,15 @@ impl FetchToken for UserTokens {
 }
 
 impl UserTokens {
-    pub(crate) fn new(store: Arc<dyn TokenStore>, provider: IdentityProvider) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn TokenStore>,
+        provider: IdentityProvider,
+        api_origin: Option<String>,
+    ) -> Self {
         UserTokens {
             store,
             provider,
+            api_origin,
             refused: Mutex::new(None),
             unsaved: Mutex::new(None),
         }
@@ -128,7 +135,30 @@ impl UserTokens {
     /// An access token and its remaining lifetime. `after_rejection`: the service refused
     /// the current one, so the stored access token is not offered again.
     async fn token(&self, after_rejection: bool) -> Result<Fetched, AuthError> {
+        let first = self.current().await?;
+        self.check(&first)?;
+        if !after_rejection && let Some(usable) = usable_access_token(&first) {
+            return Ok(usable);
+        }
+        // Refreshing: under the store's lock from here to the save, and from what the store
+        // holds once it is taken, since another process may have refreshed meanwhile.
+        let _lock = self.lock().await?;
         let stored = self.current().await?;
+        self.check(&stored)?;
+        let refreshed_elsewhere = match (&stored.access_token, &first.access_token) {
+            (Some(now), Some(before)) => now.expose_secret() != before.expose_secret(),
+            (now, before) => now.is_some() != before.is_some(),
+        };
+        if (!after_rejection || refreshed_elsewhere)
+            && let Some(usable) = usable_access_token(&stored)
+        {
+            return Ok(usable);
+        }
+        self.refresh(stored).await
+    }
+
+    /// Whether `stored` may be used here at all.
+    fn check(&self, stored: &StoredSignIn) -> Result<(), AuthError> {
         if stored.issuer.trim_end_matches('/') != self.provider.issuer()
             || stored.client_id != self.provider.client_id()
         {
@@ -136,9 +166,24 @@ impl UserTokens {
                 "the stored sign-in is for another identity provider or client",
             ));
         }
-        if !after_rejection && let Some(usable) = usable_access_token(&stored) {
-            return Ok(usable);
+        if let (Some(recorded), Some(here)) = (&stored.api_origin, &self.api_origin)
+            && recorded != here
+        {
+            return Err(AuthError::new(
+                AuthErrorKind::SignInRequired,
+                format!(
+                    "the sign-in was made for the service at {}, not {}: sign in again for this \
+                     one",
+                    shorten(recorded),
+                    shorten(here)
+                ),
+            ));
         }
+        Ok(())
+    }
+
+    /// One refresh of `stored`, saved before its access token is handed out.
+    async fn refresh(&self, stored: StoredSignIn) -> Result<Fetched, AuthError> {
         let Some(refresh_token) = stored.refresh_token.clone() else {
             return Err(sign_in_required(
                 "the access token has expired and there is no refresh token",
@@ -229,6 +274,14 @@ impl UserTokens {
             .map_err(|_| store_failed("loading the sign-in stopped unexpectedly"))?
             .map_err(|e| store_error("loading the sign-in", &e))?;
         loaded.ok_or_else(|| sign_in_required("no one is signed in"))
+    }
+
+    async fn lock(&self) -> Result<super::TokenStoreLock, AuthError> {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || store.lock())
+            .await
+            .map_err(|_| store_failed("locking the sign-in stopped unexpectedly"))?
+            .map_err(|e| store_error("locking the sign-in", &e))
     }
 
     async fn save(&self, signed_in: StoredSignIn) -> Result<(), AuthError> {

@@ -19,6 +19,7 @@ mod request_limits;
 mod retries;
 mod session_datasets;
 mod sign_in;
+mod sign_in_trust;
 mod source_file;
 mod statement;
 mod support;

@@ -253,3 +253,38 @@ async fn limited_client_whose_first_answer_is(
     let clone = client.clone();
     (client, clone)
 }
+
+#[test]
+fn item_9_a_burst_the_limiter_cannot_represent_is_a_config_error() {
+    for limit in [
+        RateLimit::per_hour(1).burst(5_200_000),
+        RateLimit::new(1, Duration::from_secs(365 * 24 * 3600)).burst(u32::MAX),
+    ] {
+        // Neither the limiter nor the builder panics (governor's arithmetic would overflow)...
+        let built = ClientBuilder::default()
+            .base_url("http://127.0.0.1:9")
+            .rate_limit(limit)
+            .build();
+        // ...and the build says what is wrong.
+        match built {
+            Err(creditdata_client::Error::Config(message)) => {
+                assert!(message.contains("burst"), "{message}");
+            }
+            other => panic!("expected a Config error, got {:?}", other.map(|_| ())),
+        }
+        let shared = RateLimiter::new(limit);
+        assert!(
+            ClientBuilder::default()
+                .base_url("http://127.0.0.1:9")
+                .rate_limiter(shared)
+                .build()
+                .is_err()
+        );
+    }
+    // What it can represent is built as before.
+    ClientBuilder::default()
+        .base_url("http://127.0.0.1:9")
+        .rate_limit(RateLimit::per_hour(1).burst(100_000))
+        .build()
+        .expect("a representable burst");
+}

@@ -30,13 +30,13 @@ use crate::support::{create_request, session_id};
 
 const USER_NAME: &str = "Lena Loan Officer";
 
-async fn start_mock() -> MockServer {
+pub(crate) async fn start_mock() -> MockServer {
     MockServer::start(MockConfig::immediate())
         .await
         .expect("mock starts")
 }
 
-fn provider_of(mock: &MockServer) -> IdentityProvider {
+pub(crate) fn provider_of(mock: &MockServer) -> IdentityProvider {
     IdentityProvider::new(mock.issuer(), mock.public_client_id()).expect("provider")
 }
 
@@ -106,7 +106,7 @@ async fn sign_in_at_the_pages(
 
 /// The browser's whole part: the pages, then the redirect to the application; the page the
 /// application answered with (status and HTML).
-async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, String) {
+pub(crate) async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, String) {
     let browser = browser();
     let location = sign_in_at_the_pages(&browser, mock, &url, decision).await;
     assert!(location.starts_with("http://127.0.0.1:"), "{location}");
@@ -120,14 +120,14 @@ async fn browse(mock: &MockServer, url: String, decision: &str) -> (StatusCode, 
 }
 
 /// A sign-in with the default options, started.
-async fn started(provider: &IdentityProvider) -> PendingSignIn {
+pub(crate) async fn started(provider: &IdentityProvider) -> PendingSignIn {
     SignIn::start(provider, SignInOptions::default())
         .await
         .expect("sign-in starts")
 }
 
 /// Lena, signed in through the whole flow.
-async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
+pub(crate) async fn signed_in(mock: &MockServer, provider: &IdentityProvider) -> StoredSignIn {
     let pending = started(provider).await;
     let url = pending.authorization_url().to_string();
     let (signed_in, (status, _)) = tokio::join!(pending.finish(), browse(mock, url, "approve"));
@@ -721,14 +721,14 @@ async fn no_sign_in_in_the_store_is_sign_in_required() {
 // A hostile or broken identity provider: wiremock, with an ES256 key of the test's own.
 
 const WIREMOCK_REALM: &str = "/realms/t";
-const CLIENT_ID: &str = "test-app";
+pub(crate) const CLIENT_ID: &str = "test-app";
 
-struct TestKey {
+pub(crate) struct TestKey {
     pem: String,
-    jwk: Value,
+    pub(crate) jwk: Value,
 }
 
-fn test_key(kid: &str) -> TestKey {
+pub(crate) fn test_key(kid: &str) -> TestKey {
     use p256::elliptic_curve::sec1::ToEncodedPoint as _;
     use p256::pkcs8::EncodePrivateKey as _;
     let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
@@ -745,14 +745,14 @@ fn test_key(kid: &str) -> TestKey {
     TestKey { pem, jwk }
 }
 
-fn sign(key: &TestKey, kid: &str, claims: &Value) -> String {
+pub(crate) fn sign(key: &TestKey, kid: &str, claims: &Value) -> String {
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
     header.kid = Some(kid.to_string());
     let key = jsonwebtoken::EncodingKey::from_ec_pem(key.pem.as_bytes()).expect("key");
     jsonwebtoken::encode(&header, claims, &key).expect("signed")
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -967,6 +967,7 @@ async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
         scopes: vec!["openid".into()],
         user: serde_json::from_value(json!({ "subject": "user-1" })).unwrap(),
         signed_in_at: SystemTime::now() - Duration::from_secs(3600),
+        api_origin: None,
     };
     let client = Client::builder()
         .base_url(api.uri())
