@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use creditdata_mock::MockConfig;
+use creditdata_mock::{MockConfig, MockServer};
 use reqwest::StatusCode;
 
 use crate::common::{command, mock, mock_with};
@@ -104,10 +104,9 @@ async fn item_1_the_browser_launcher_gets_no_secret_and_a_second_reader_gets_not
     assert!(!home.token_file("default").exists());
 }
 
-#[cfg(unix)]
-#[tokio::test]
-async fn item_1_an_attacker_who_reads_the_address_first_cannot_finish_the_sign_in() {
-    let mock = mock_with(MockConfig {
+/// The mock with a second person, Mallory, beside the default user.
+async fn mock_with_mallory() -> MockServer {
+    mock_with(MockConfig {
         users: vec![
             creditdata_mock::config::DEFAULT_USER.parse().unwrap(),
             "mallory:mallory-password:Mallory Attacker:mallory@example.com"
@@ -116,7 +115,13 @@ async fn item_1_an_attacker_who_reads_the_address_first_cannot_finish_the_sign_i
         ],
         ..MockConfig::default()
     })
-    .await;
+    .await
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn item_1_an_attacker_who_reads_the_address_first_cannot_finish_the_sign_in() {
+    let mock = mock_with_mallory().await;
     let home = Home::new(&mock);
     let (child, url) = login_with_launcher(&home).await;
     // Mallory reads the argument and gets there first: she has this sign-in's secrets...
@@ -143,16 +148,7 @@ async fn item_1_an_attacker_who_reads_the_address_first_cannot_finish_the_sign_i
 
 #[tokio::test]
 async fn item_1_a_sign_in_naming_another_person_needs_force() {
-    let mock = mock_with(MockConfig {
-        users: vec![
-            creditdata_mock::config::DEFAULT_USER.parse().unwrap(),
-            "mallory:mallory-password:Mallory Attacker:mallory@example.com"
-                .parse()
-                .unwrap(),
-        ],
-        ..MockConfig::default()
-    })
-    .await;
+    let mock = mock_with_mallory().await;
     let home = Home::new(&mock);
     let as_lena = |url| sign_in_over_http(url, "lena", "lena-password", "approve");
     let as_mallory = |url| sign_in_over_http(url, "mallory", "mallory-password", "approve");

@@ -12,12 +12,7 @@ fn session_id() -> Uuid {
 }
 
 async fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap()
+    crate::support::plain_client(&server.uri())
 }
 
 const RESEND: &str =

@@ -13,12 +13,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap()
+    crate::support::plain_client(&server.uri())
 }
 
 fn session(n: u128) -> Value {

@@ -375,12 +375,7 @@ async fn the_waiter_reads_again_only_what_is_pending_or_failed_transiently() {
             .mount(&server)
             .await;
     }
-    let client = Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let client = crate::support::plain_client(&server.uri());
 
     let waited = client
         .wait_for_data(id, quick(Duration::from_secs(120)))
@@ -422,12 +417,7 @@ async fn datasets_that_all_answer_404_of_a_session_that_exists_keep_their_errors
         .respond_with(ResponseTemplate::new(404))
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let client = crate::support::plain_client(&server.uri());
 
     let datasets = client.session_datasets(id).await.unwrap();
 

@@ -25,12 +25,7 @@ async fn setup() -> (MockServer, Client) {
         })))
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let client = crate::support::plain_client(&server.uri());
     (server, client)
 }
 

@@ -11,12 +11,7 @@ const SESSION: Uuid = Uuid::from_u128(0x5e55);
 const FILE: Uuid = Uuid::from_u128(0xf11e);
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap()
+    crate::support::plain_client(&server.uri())
 }
 
 async fn content_server(body: serde_json::Value) -> MockServer {

@@ -10,12 +10,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const SESSION: Uuid = Uuid::from_u128(0xabc);
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap()
+    crate::support::plain_client(&server.uri())
 }
 
 async fn tsv_server(body: impl Into<Vec<u8>>) -> MockServer {

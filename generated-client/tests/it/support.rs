@@ -222,3 +222,14 @@ pub async fn mount_token_endpoint_answering(
         .mount(server)
         .await;
 }
+
+/// A client of the service at `base_url` with a static token and no retries: one request per
+/// call, so a test sees exactly what the server answered.
+pub fn plain_client(base_url: &str) -> Client {
+    Client::builder()
+        .base_url(base_url)
+        .bearer_token("t")
+        .no_retries()
+        .build()
+        .unwrap()
+}

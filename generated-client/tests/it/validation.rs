@@ -134,12 +134,7 @@ async fn counting_client() -> (wiremock::MockServer, Client) {
         .respond_with(ResponseTemplate::new(500))
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap();
+    let client = crate::support::plain_client(&server.uri());
     (server, client)
 }
 

@@ -13,12 +13,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const SESSION: Uuid = Uuid::from_u128(0x3a17);
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .base_url(server.uri())
-        .bearer_token("t")
-        .no_retries()
-        .build()
-        .unwrap()
+    crate::support::plain_client(&server.uri())
 }
 
 fn session(status: &str) -> Value {
