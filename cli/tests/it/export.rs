@@ -443,18 +443,51 @@ async fn ctrl_c_leaves_no_partial_file_and_a_rerun_completes() {
     assert_no_partial_file(&root);
 }
 
+/// Sends `request` on to `upstream` (the mock) as it came, but for its `Host`.
+pub(crate) async fn forward(
+    http: &reqwest::Client,
+    upstream: &str,
+    request: axum::extract::Request,
+) -> reqwest::Response {
+    let mut forwarded = http.request(
+        request.method().clone(),
+        format!("{upstream}{}", request.uri()),
+    );
+    for (name, value) in request.headers() {
+        if name != axum::http::header::HOST {
+            forwarded = forwarded.header(name, value);
+        }
+    }
+    forwarded.send().await.unwrap()
+}
+
+/// The mock's `answer`, passed on as it came.
+pub(crate) async fn relayed(answer: reqwest::Response) -> axum::response::Response {
+    let mut response = axum::response::Response::builder().status(answer.status());
+    for (name, value) in answer.headers() {
+        response = response.header(name, value);
+    }
+    response
+        .body(axum::body::Body::from(answer.bytes().await.unwrap()))
+        .unwrap()
+}
+
+/// Serves `app` on 127.0.0.1 for the rest of the test; its base URL.
+pub(crate) async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{address}")
+}
+
 /// A proxy on 127.0.0.1 in front of the mock that counts the requests in flight at once.
 async fn counting_proxy(upstream: String) -> (String, Arc<AtomicUsize>) {
-    use axum::body::Body;
-    use axum::extract::Request;
-    use axum::response::Response;
-
     let peak = Arc::new(AtomicUsize::new(0));
     let in_flight = Arc::new(AtomicUsize::new(0));
     let http = reqwest::Client::new();
     let app = {
         let peak = peak.clone();
-        axum::Router::new().fallback(move |request: Request| {
+        axum::Router::new().fallback(move |request: axum::extract::Request| {
             let (peak, in_flight, http, upstream) = (
                 peak.clone(),
                 in_flight.clone(),
@@ -464,28 +497,15 @@ async fn counting_proxy(upstream: String) -> (String, Arc<AtomicUsize>) {
             async move {
                 let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                 peak.fetch_max(now, Ordering::SeqCst);
-                let url = format!("{upstream}{}", request.uri());
-                let mut forwarded = http.request(request.method().clone(), url);
-                for (name, value) in request.headers() {
-                    if name != axum::http::header::HOST {
-                        forwarded = forwarded.header(name, value);
-                    }
-                }
-                let answer = forwarded.send().await.unwrap();
-                let mut response = Response::builder().status(answer.status());
-                for (name, value) in answer.headers() {
-                    response = response.header(name, value);
-                }
-                let body = answer.bytes().await.unwrap();
+                let answer = forward(&http, &upstream, request).await;
+                let response = relayed(answer).await;
                 in_flight.fetch_sub(1, Ordering::SeqCst);
-                response.body(Body::from(body)).unwrap()
+                response
             }
         })
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{address}"), peak)
+    let address = serve(app).await;
+    (address, peak)
 }
 
 #[tokio::test]

@@ -12,8 +12,8 @@ use creditdata_mock::realism::Realism;
 use serde_json::{Value, json};
 
 use crate::export::{
-    EXPORT_TREE, assert_status, completed_sessions, creditdata, mock_with, summary, vars,
-    verified_manifests,
+    EXPORT_TREE, assert_status, completed_sessions, creditdata, forward, mock_with, relayed, serve,
+    summary, vars, verified_manifests,
 };
 
 /// The mock with one session the customer completed, a work directory, and that session's id
@@ -56,16 +56,7 @@ async fn hostile_attachments(mock: &MockServer, listing: Listing, content: Conte
                 }
                 return response.body(Body::from(body)).unwrap();
             }
-            let mut forwarded = http.request(
-                request.method().clone(),
-                format!("{upstream}{}", request.uri()),
-            );
-            for (name, value) in request.headers() {
-                if name != axum::http::header::HOST {
-                    forwarded = forwarded.header(name, value);
-                }
-            }
-            let answer = forwarded.send().await.unwrap();
+            let answer = forward(&http, &upstream, request).await;
             let status = answer.status();
             let mut response = Response::builder().status(status);
             for (name, value) in answer.headers() {
@@ -99,10 +90,7 @@ async fn hostile_attachments(mock: &MockServer, listing: Listing, content: Conte
             response.body(Body::from(body)).unwrap()
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{address}")
+    serve(app).await
 }
 
 /// The attachments a session's manifest lists: (path, SHA-256 as recorded).
@@ -217,20 +205,7 @@ async fn item_8_two_files_never_share_a_name() {
         ),
     });
     let service = hostile_attachments(&mock, listing, content).await;
-    let exported = creditdata(
-        work.path(),
-        &vars(&mock, &service),
-        &[
-            "export",
-            "--out",
-            "tree",
-            "--status",
-            "completed-by-customer",
-            "--output",
-            "json",
-        ],
-    )
-    .await;
+    let exported = creditdata(work.path(), &vars(&mock, &service), &EXPORT_TREE).await;
     assert_status(&exported, 0);
     let root = work.path().join("tree");
     let manifests = verified_manifests(&root);
@@ -275,29 +250,10 @@ async fn gate(
         async move {
             arrived.send_replace(true);
             let _ = release.wait_for(|go| *go).await;
-            let mut forwarded = http.request(
-                request.method().clone(),
-                format!("{upstream}{}", request.uri()),
-            );
-            for (name, value) in request.headers() {
-                if name != axum::http::header::HOST {
-                    forwarded = forwarded.header(name, value);
-                }
-            }
-            let answer = forwarded.send().await.unwrap();
-            let mut response = Response::builder().status(answer.status());
-            for (name, value) in answer.headers() {
-                response = response.header(name, value);
-            }
-            response
-                .body(Body::from(answer.bytes().await.unwrap()))
-                .unwrap()
+            relayed(forward(&http, &upstream, request).await).await
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{address}"), arrived_rx, release)
+    (serve(app).await, arrived_rx, release)
 }
 
 /// Item 7: while one export runs, a second into the same directory is refused with a clear
@@ -518,23 +474,11 @@ async fn item_3_peak_memory_against_400000_ids() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(120);
     let started = std::time::Instant::now();
-    let child = crate::common::command(
-        work.path(),
-        &vars(&mock, &service),
-        &[
-            "export",
-            "--out",
-            "tree",
-            "--status",
-            "completed-by-customer",
-            "--output",
-            "json",
-        ],
-    )
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .unwrap();
+    let child = crate::common::command(work.path(), &vars(&mock, &service), &EXPORT_TREE)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let (peak, status) = peak_rss(child, std::time::Duration::from_secs(watchdog)).await;
     let attachments = std::fs::read_dir(work.path().join("tree/sessions"))
         .unwrap()
