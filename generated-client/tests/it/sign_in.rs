@@ -119,6 +119,13 @@ pub(crate) async fn browse(mock: &MockServer, url: String, decision: &str) -> (S
     (status, page.text().await.expect("page"))
 }
 
+/// The value of the query parameter `name` of `url`, decoded.
+pub(crate) fn query_parameter(url: &reqwest::Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
 /// A sign-in with the default options, started.
 pub(crate) async fn started(provider: &IdentityProvider) -> PendingSignIn {
     SignIn::start(provider, SignInOptions::default())
@@ -193,11 +200,7 @@ async fn a_person_signs_in_and_the_sessions_she_creates_name_her() {
     let provider = provider_of(&mock);
     let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
-    let parameter = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-    };
+    let parameter = |name: &str| query_parameter(&url, name);
     assert_eq!(
         parameter("redirect_uri").as_deref(),
         Some(pending.redirect_uri())
@@ -446,12 +449,7 @@ async fn signing_in_refreshing_and_signing_out_log_no_token_and_no_name() {
         logs.contains("creditdata.call"),
         "the calls were logged: {logs}"
     );
-    let parameter = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-            .unwrap()
-    };
+    let parameter = |name: &str| query_parameter(&url, name).unwrap();
     let mut never = vec![
         USER_NAME.to_string(),
         "lena@lender.example".to_string(),
@@ -808,12 +806,7 @@ async fn sign_in_with_id_token(
     let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
     let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
-    let parameter = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-            .expect("parameter")
-    };
+    let parameter = |name: &str| query_parameter(&url, name).expect("parameter");
     let (state, nonce) = (parameter("state"), parameter("nonce"));
     Mock::given(method("POST"))
         .and(path(format!(

@@ -160,12 +160,7 @@ async fn item_11_a_provider_with_a_slash_userinfo_names_and_no_refresh_token() {
         creditdata_client::sign_in::IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
     let pending = started(&provider).await;
     let url = pending.authorization_url().clone();
-    let parameter = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-            .expect("parameter")
-    };
+    let parameter = |name: &str| crate::sign_in::query_parameter(&url, name).expect("parameter");
     let (state, nonce) = (parameter("state"), parameter("nonce"));
     let id_token = sign(
         &key,
