@@ -377,6 +377,10 @@ pub struct ListArgs {
     pub limit: Option<u64>,
 }
 
+/// `--max-listing-bytes` unless given: 1 GiB, some five million entries of the service's
+/// listings (eight times the client's limit on an answer it holds whole).
+pub const DEFAULT_MAX_LISTING_BYTES: u64 = 1 << 30;
+
 /// `export`: where, which sessions, how fast.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -396,6 +400,12 @@ pub struct ExportArgs {
     /// stays bounded whatever a listing says.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000), value_name = "N")]
     pub max_listed_files: u32,
+    /// The largest listing (account statements, attachments, identity verifications, source
+    /// files) taken, in bytes. A listing is written to its file as it arrives and read back
+    /// one entry at a time, so memory does not grow with it; this bounds the disk it takes. A
+    /// larger one is recorded as the session's failure (exit 1).
+    #[arg(long, default_value_t = DEFAULT_MAX_LISTING_BYTES, value_parser = clap::value_parser!(u64).range(1..), value_name = "BYTES")]
+    pub max_listing_bytes: u64,
     /// Stay under this request rate, e.g. 50/s, 600/min (all requests of this export, retries
     /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
     #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]

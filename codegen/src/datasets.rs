@@ -376,6 +376,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
     let mut failures = Vec::new();
     let mut reports = Vec::new();
     let mut reports_readiness = Vec::new();
+    let mut readiness_properties = Vec::new();
     let mut debugs = Vec::new();
     let mut stores = Vec::new();
     for (dataset, ty) in datasets.iter().zip(types) {
@@ -433,6 +434,8 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
             quote!(_)
         };
         reports_readiness.push(quote!(Dataset::#variant => #reports_flag,));
+        let properties = readiness::properties_code(&dataset.reporting);
+        readiness_properties.push(quote!(Dataset::#variant => #properties,));
         fetches.push(quote! {
             #allow_call
             Dataset::#variant => Box::pin(async move {
@@ -578,6 +581,16 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
             pub fn reports_readiness(self) -> bool {
                 match self {
                     #(#reports_readiness)*
+                }
+            }
+
+            /// Where the dataset's answer reports readiness, by the names its JSON members
+            /// have (found by the same shapes as [`reports_readiness`](Self::reports_readiness)):
+            /// for a reader of the answer's bytes that does not decode it into its type. Each
+            /// provider's or the dataset's status is the entry's `status` member.
+            pub fn readiness_properties(self) -> crate::readiness::ReadinessProperties {
+                match self {
+                    #(#readiness_properties)*
                 }
             }
         }

@@ -36,6 +36,8 @@ pub const READINESS_WORDS: [&str; 3] = ["SUCCESS", "WAITING_FOR_PROVIDER", "WAIT
 /// One string property of a provider's entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringField {
+    /// The property as the description spells it (`sourceId`).
+    pub property: String,
     /// The Rust field name (`source_id`).
     pub rust: String,
     /// Whether the generated field is an `Option` (not required, or nullable).
@@ -156,6 +158,7 @@ fn string_field(doc: &Value, object: &Value, name: &str) -> Option<StringField> 
     let schema = object.get("properties")?.get(name)?;
     let resolved = through_all_of(doc, schema);
     (resolved.get("type").and_then(Value::as_str) == Some("string")).then(|| StringField {
+        property: name.to_string(),
         rust: rust_field(name),
         optional: optional(doc, object, name, schema),
     })
@@ -332,6 +335,37 @@ pub fn report_code(reporting: &Reporting, variant: &syn::Ident) -> TokenStream {
     }}
 }
 
+/// The expression that says where the answer reports readiness by its JSON members' names (a
+/// `crate::readiness::ReadinessProperties`), for a reader of the answer's bytes that does not
+/// decode it into its type (the export's streamed listings).
+pub fn properties_code(reporting: &Reporting) -> TokenStream {
+    let lists = reporting.providers.iter().map(|list| {
+        let property = &list.property;
+        let source_id = &list.source_id.property;
+        let country = match &list.country_code {
+            Some(field) => {
+                let name = &field.property;
+                quote!(Some(#name))
+            }
+            None => quote!(None),
+        };
+        quote! {
+            crate::readiness::ProviderListProperties {
+                list: #property,
+                source_id: #source_id,
+                country_code: #country,
+            }
+        }
+    });
+    let statuses = reporting.statuses.iter().map(|status| &status.property);
+    quote! {
+        crate::readiness::ReadinessProperties {
+            provider_lists: &[#(#lists),*],
+            dataset_statuses: &[#(#statuses),*],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -390,6 +424,7 @@ mod tests {
                 rust: "origins".into(),
                 optional: false,
                 source_id: StringField {
+                    property: "sourceId".into(),
                     rust: "source_id".into(),
                     optional: true
                 },

@@ -256,6 +256,182 @@ impl Dataset {
             Dataset::Scores => true,
         }
     }
+    /// Where the dataset's answer reports readiness, by the names its JSON members
+    /// have (found by the same shapes as [`reports_readiness`](Self::reports_readiness)):
+    /// for a reader of the answer's bytes that does not decode it into its type. Each
+    /// provider's or the dataset's status is the entry's `status` member.
+    pub fn readiness_properties(self) -> crate::readiness::ReadinessProperties {
+        match self {
+            Dataset::InputRequirements => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::SourceFiles => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::AccountStatements => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::Attachments => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::CategorizationsSummary => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[],
+                    dataset_statuses: &["summary"],
+                }
+            }
+            Dataset::Categorizations => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::CourtAndInsolvencies => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::IdentityVerifications => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::Immovables => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::LegalEntities => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::Metrics => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::NegativeTradelines => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::PersonDetails => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::PositiveTradelines => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::RegistryIncomes => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+            Dataset::Scores => {
+                crate::readiness::ReadinessProperties {
+                    provider_lists: &[
+                        crate::readiness::ProviderListProperties {
+                            list: "sources",
+                            source_id: "sourceId",
+                            country_code: Some("countryCode"),
+                        },
+                    ],
+                    dataset_statuses: &[],
+                }
+            }
+        }
+    }
 }
 /// Every JSON dataset of one session, each with its own result. A deprecated dataset
 /// is `None` unless it was asked for. A new release of the API description may add

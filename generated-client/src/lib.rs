@@ -136,6 +136,8 @@ mod generated_issuers;
 pub mod auth;
 mod body_limits;
 pub mod config;
+#[cfg(feature = "session-datasets")]
+pub mod dataset_stream;
 pub mod download;
 mod email;
 mod environment;

@@ -141,8 +141,11 @@ pub struct ProviderStatus {
 }
 
 impl ProviderStatus {
-    /// An entry of a dataset's `sources` (called by the generated code).
-    pub(crate) fn new(
+    /// An entry of a dataset's provider list as the answer spells it (`sourceId`,
+    /// `countryCode`, `status`): what the generated code reads from a decoded answer, and what
+    /// a reader of the answer's bytes builds from the members
+    /// [`Dataset::readiness_properties`] names.
+    pub fn new(
         dataset: Dataset,
         source_id: Option<&str>,
         country_code: Option<&str>,
@@ -156,8 +159,9 @@ impl ProviderStatus {
         }
     }
 
-    /// A status that speaks for the whole dataset (called by the generated code).
-    pub(crate) fn dataset_level(dataset: Dataset, status: &str) -> ProviderStatus {
+    /// A status that speaks for the whole dataset (the categorizations summary's
+    /// `summary.status`), without provider or country.
+    pub fn dataset_level(dataset: Dataset, status: &str) -> ProviderStatus {
         ProviderStatus::new(dataset, None, None, status)
     }
 
@@ -244,6 +248,31 @@ impl Readiness {
             .collect()
     }
 
+    /// Replaces what this readiness says of `dataset` with a read of it made on its own (its
+    /// answer's bytes read as they arrived rather than decoded, say; then left out of
+    /// [`SessionDatasetsRequest::leave_out`](crate::session_datasets::SessionDatasetsRequest::leave_out)):
+    /// the statuses its answer gave (for a dataset that does not
+    /// [report readiness](Dataset::reports_readiness), none, and it is
+    /// [`not_reported`](Self::not_reported)), or why it could not be read.
+    pub fn replace(&mut self, dataset: Dataset, read: Result<Vec<ProviderStatus>, Error>) {
+        for statuses in [
+            &mut self.answered,
+            &mut self.pending,
+            &mut self.failed,
+            &mut self.not_requested,
+        ] {
+            statuses.retain(|status| status.dataset != dataset);
+        }
+        self.unreadable.retain(|(other, _)| *other != dataset);
+        self.not_reported.retain(|other| *other != dataset);
+        let report = match &read {
+            Err(error) => Report::ReadFailed(error),
+            Ok(_) if !dataset.reports_readiness() => Report::NotReported,
+            Ok(statuses) => Report::Statuses(statuses.clone()),
+        };
+        self.add(report, dataset);
+    }
+
     fn add(&mut self, report: Report<'_>, dataset: Dataset) {
         match report {
             Report::ReadFailed(error) => self.unreadable.push((dataset, error.clone())),
@@ -301,6 +330,30 @@ impl fmt::Display for Readiness {
         }
         f.write_str(&parts.join("; "))
     }
+}
+
+/// Where a dataset's answer reports readiness, by its JSON members' names
+/// ([`Dataset::readiness_properties`], generated from the API description). Empty for a dataset
+/// that does not report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadinessProperties {
+    /// The arrays of provider entries (`sources`), each entry's status in its `status`.
+    pub provider_lists: &'static [ProviderListProperties],
+    /// The objects whose `status` speaks for the whole dataset (`summary`).
+    pub dataset_statuses: &'static [&'static str],
+}
+
+/// One provider list of a dataset's answer: its member and its entries' members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProviderListProperties {
+    /// The list (`sources`).
+    pub list: &'static str,
+    /// The provider's id in an entry (`sourceId`).
+    pub source_id: &'static str,
+    /// The provider's country in an entry (`countryCode`), when entries have one.
+    pub country_code: Option<&'static str>,
 }
 
 impl SessionDatasets {

@@ -75,9 +75,14 @@ impl SessionDatasets {
         self.failures().is_empty()
     }
 
-    /// Whether every read failed with `404`: the session may not exist.
-    fn every_read_not_found(&self) -> bool {
-        let reads = self.reports();
+    /// Whether every read made (but those `left_out`) failed with `404`: the session may not
+    /// exist.
+    fn every_read_not_found(&self, left_out: &[Dataset]) -> bool {
+        let reads: Vec<_> = self
+            .reports()
+            .into_iter()
+            .filter(|(dataset, _)| !left_out.contains(dataset))
+            .collect();
         !reads.is_empty()
             && reads.iter().all(
                 |(_, report)| matches!(report, Report::ReadFailed(error) if is_not_found(error)),
@@ -101,12 +106,16 @@ impl std::fmt::Debug for Shown<'_> {
     }
 }
 
-/// A slot's result; a slot left empty (no read answered for it) is an error, not a panic.
+/// A slot's result; a slot left empty (a dataset left out of the read) is an error saying so,
+/// not a panic.
 pub(crate) fn read<T>(slot: Option<Result<T, Error>>, dataset: Dataset) -> Result<T, Error> {
     slot.unwrap_or_else(|| {
-        Err(Error::InvalidResponse {
+        Err(Error::InvalidRequest {
             operation: Some(dataset.operation_id()),
-            message: format!("{} was not read", dataset.name()),
+            message: format!(
+                "{} was left out of this read (SessionDatasetsRequest::leave_out)",
+                dataset.name()
+            ),
         })
     })
 }
@@ -153,9 +162,19 @@ pub struct SessionDatasetsRequest<'a> {
     session_id: Uuid,
     concurrency: usize,
     include_deprecated: bool,
+    left_out: Vec<Dataset>,
 }
 
 impl SessionDatasetsRequest<'_> {
+    /// Does not read these datasets (one the caller reads on its own, as a stream, say): their
+    /// fields are then an [`Error::InvalidRequest`] saying so, which
+    /// [`SessionDatasets::readiness`] counts as unreadable until
+    /// [`Readiness::replace`] puts the caller's own read in its place.
+    pub fn leave_out(mut self, datasets: impl IntoIterator<Item = Dataset>) -> Self {
+        self.left_out.extend(datasets);
+        self
+    }
+
     /// How many datasets are read at once (default [`DEFAULT_CONCURRENCY`], all of them; 0
     /// counts as 1).
     pub fn concurrency(mut self, concurrency: usize) -> Self {
@@ -179,10 +198,12 @@ impl SessionDatasetsRequest<'_> {
             session_id,
             concurrency,
             include_deprecated,
+            left_out,
         } = self;
         let wanted = Dataset::ALL
             .into_iter()
-            .filter(|dataset| include_deprecated || !dataset.deprecated());
+            .filter(|dataset| include_deprecated || !dataset.deprecated())
+            .filter(|dataset| !left_out.contains(dataset));
         let mut reads = futures_util::stream::iter(wanted)
             .map(|dataset| fetch(client, session_id, dataset))
             .buffer_unordered(concurrency);
@@ -191,7 +212,7 @@ impl SessionDatasetsRequest<'_> {
             slots.put(fetched);
         }
         let datasets = slots.finish(session_id);
-        if datasets.every_read_not_found() {
+        if datasets.every_read_not_found(&left_out) {
             // One read says whether the session exists; its 404 replaces one per dataset. Any
             // other answer leaves the datasets' own errors, which say more than it would.
             match client.get_session().session_id(session_id).call().await {
@@ -225,6 +246,7 @@ impl Client {
             session_id,
             concurrency: DEFAULT_CONCURRENCY,
             include_deprecated: false,
+            left_out: Vec::new(),
         }
     }
 

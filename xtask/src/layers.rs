@@ -114,6 +114,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("statement", 11),
     ("source_file", 11),
     ("session_datasets", 11),
+    ("dataset_stream", 11),
     ("generated_datasets", 11),
     ("readiness", 11),
     ("wait::data", 11),

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::Context;
 use super::manifest::FileEntry;
-use super::plan::{Fetch, Job};
+use super::plan::{Fetch, Job, ListingOf, ListingRead, read_listing};
 use super::store::{StoreError, WriteStreamError};
 use crate::failure::Failure;
 
@@ -21,13 +21,18 @@ pub struct Obtained {
     pub fetched: bool,
     pub repaired: bool,
     pub bytes_fetched: u64,
-    pub content: Option<Vec<u8>>,
+    /// What its content lists, when it is a listing.
+    pub listing: Option<ListingRead>,
 }
 
 /// Why a file is not complete.
 pub enum Missed {
     Client(Error),
+    /// The local file could not be written: the export stops.
     Local(String),
+    /// What the service sent cannot be taken (a listing too large, or not one): this file's
+    /// failure only.
+    Refused(String),
     Interrupted,
 }
 
@@ -58,6 +63,7 @@ impl From<WriteStreamError> for Missed {
         match error {
             WriteStreamError::Client(error) => Missed::Client(error),
             WriteStreamError::Store(error) => Missed::Local(error.0),
+            WriteStreamError::Refused(message) => Missed::Refused(message),
         }
     }
 }
@@ -71,21 +77,17 @@ pub async fn obtain(
     mut job: Job,
     earlier: Option<FileEntry>,
 ) -> (Job, Result<Obtained, Missed>) {
-    let keep_content = job.lists_files();
+    let listing = ListingOf::of(&job.fetch);
     let mut repaired = false;
     if let Some(entry) = earlier {
         let path = dir.join(&entry.path);
-        if let Some(content) = context
-            .tree
-            .verify_off_thread(path, entry.digest(), keep_content)
-            .await
-        {
+        if let Some(listing) = kept_listing(context, path, &entry, listing).await {
             let kept = Obtained {
                 entry,
                 fetched: false,
                 repaired: false,
                 bytes_fetched: 0,
-                content,
+                listing,
             };
             return (job, Ok(kept));
         }
@@ -95,14 +97,14 @@ pub async fn obtain(
     // export is stopping: a local write takes a moment, and what was read is then kept.
     let at_hand = matches!(job.fetch, Fetch::Known(_) | Fetch::Dataset(..));
     let result = if at_hand {
-        fetch(context, dir, session_id, &mut job, keep_content).await
+        fetch(context, dir, session_id, &mut job, listing).await
     } else if context.stopping() {
         Err(Missed::Interrupted)
     } else {
         tokio::select! {
             biased;
             () = context.stopped() => Err(Missed::Interrupted),
-            result = fetch(context, dir, session_id, &mut job, keep_content) => result,
+            result = fetch(context, dir, session_id, &mut job, listing) => result,
         }
     };
     let result = result.map(|mut obtained| {
@@ -112,6 +114,32 @@ pub async fn obtain(
     (job, result)
 }
 
+/// `Some` when the last run's file verifies against `entry`: with what it lists, read in the
+/// same pass (a listing that no longer reads is fetched again).
+pub async fn kept_listing(
+    context: &Context<'_>,
+    path: PathBuf,
+    entry: &FileEntry,
+    listing: Option<ListingOf>,
+) -> Option<Option<ListingRead>> {
+    let tree = context.tree;
+    match listing {
+        None => tree
+            .verify_off_thread(path, entry.digest())
+            .await
+            .then_some(None),
+        Some(listing) => {
+            let limit = context.max_listed_files;
+            tree.verify_read_off_thread(path, entry.digest(), move |reader| {
+                read_listing(reader, listing, limit)
+            })
+            .await
+            .and_then(Result::ok)
+            .map(Some)
+        }
+    }
+}
+
 /// Fetches one file into place, holding one of the export's permits while it talks to the
 /// service.
 async fn fetch(
@@ -119,7 +147,7 @@ async fn fetch(
     dir: &Path,
     session_id: Uuid,
     job: &mut Job,
-    keep_content: bool,
+    listing: Option<ListingOf>,
 ) -> Result<Obtained, Missed> {
     let client = context.client;
     let bytes_of = |value: &Value| {
@@ -141,7 +169,7 @@ async fn fetch(
         Fetch::Known(_) | Fetch::Dataset(..) => {
             // Moved, not copied: a listing's document can be large.
             let content = job.take_content();
-            return write_known(context, dir, job, content, keep_content).await;
+            return write_known(context, dir, job, content, listing).await;
         }
         Fetch::IdentityImages(verification) => {
             let images = client
@@ -151,11 +179,11 @@ async fn fetch(
                 .call()
                 .await?;
             let value = crate::output::to_value(&images)?;
-            return write_known(context, dir, job, bytes_of(&value)?, keep_content).await;
+            return write_known(context, dir, job, bytes_of(&value)?, listing).await;
         }
         Fetch::SourceFile(source_file) => {
             let decoded = client.source_file_bytes(session_id, *source_file).await?;
-            return write_known(context, dir, job, decoded.bytes, keep_content).await;
+            return write_known(context, dir, job, decoded.bytes, listing).await;
         }
         Fetch::Pdf => {
             client
@@ -214,8 +242,17 @@ async fn write_known(
     dir: &Path,
     job: &Job,
     content: Vec<u8>,
-    keep_content: bool,
+    listing: Option<ListingOf>,
 ) -> Result<Obtained, Missed> {
+    // Read before it is written: a listing that cannot be read is not taken. These bytes are
+    // in memory already (an identity verification's images, bounded by the client's limit).
+    let listing = match listing {
+        Some(listing) => Some(
+            read_listing(&mut &content[..], listing, context.max_listed_files)
+                .map_err(|message| Missed::Refused(format!("{}: {message}", job.key)))?,
+        ),
+        None => None,
+    };
     let digested = context
         .tree
         .write_bytes(&dir.join(&job.path), &content)
@@ -232,7 +269,7 @@ async fn write_known(
         fetched: true,
         repaired: false,
         bytes_fetched: digested.bytes,
-        content: keep_content.then_some(content),
+        listing,
     })
 }
 
@@ -263,6 +300,6 @@ async fn write_download(
         fetched: true,
         repaired: false,
         bytes_fetched: digested.bytes,
-        content: None,
+        listing: None,
     })
 }

@@ -120,6 +120,8 @@ struct Context<'a> {
     permits: Semaphore,
     /// `--max-listed-files`: ids taken from one listing of a session.
     max_listed_files: usize,
+    /// `--max-listing-bytes`: the largest listing written and read back.
+    max_listing_bytes: u64,
     /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
     /// plain data in their session's queue, so memory does not grow with a listing's length.
     live: Semaphore,
@@ -167,6 +169,7 @@ async fn export(
         concurrency: usize::from(args.concurrency),
         permits: Semaphore::new(usize::from(args.concurrency)),
         max_listed_files: usize::try_from(args.max_listed_files).unwrap_or(usize::MAX),
+        max_listing_bytes: args.max_listing_bytes,
         live: Semaphore::new(usize::from(args.concurrency)),
         peak_live: AtomicUsize::new(0),
         stop,

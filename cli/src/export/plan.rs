@@ -4,7 +4,9 @@
 //! their images, source files), as soon as that dataset is there.
 
 use std::collections::HashSet;
+use std::io::Read;
 
+use creditdata_client::readiness::{ProviderListProperties, ProviderStatus};
 use creditdata_client::session_datasets::Dataset;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -43,15 +45,6 @@ pub struct Job {
 }
 
 impl Job {
-    /// Whether its content leads to more files.
-    pub fn lists_files(&self) -> bool {
-        match &self.fetch {
-            Fetch::Dataset(dataset, _) => dataset_lists_files(*dataset),
-            Fetch::IdentityImages(_) => true,
-            _ => false,
-        }
-    }
-
     /// The bytes at hand, taken out of the job (which keeps its kind).
     pub fn take_content(&mut self) -> Vec<u8> {
         match &mut self.fetch {
@@ -71,17 +64,16 @@ pub struct Listed {
 
 /// The files a session's listings add, kept within bounds and under names no two files share.
 pub struct Listings {
-    /// `--max-listed-files`: ids taken from one listing, and from all of the session's image
-    /// listings together.
-    limit: usize,
+    /// What is left of `--max-listed-files` for all of the session's image listings together
+    /// (each listing is read with that limit: [`read_listing`]).
     images_left: usize,
     seen: HashSet<String>,
     names: Names,
 }
 
 impl Listings {
-    /// `fixed`: the session's files whose names do not come from ids (the record, the
-    /// datasets, the report...): no id can take their names.
+    /// `limit`: `--max-listed-files`. `fixed`: the session's files whose names do not come
+    /// from ids (the record, the datasets, the report...): no id can take their names.
     pub fn new(limit: usize, fixed: &[&str]) -> Listings {
         let mut names = Names::default();
         for path in fixed {
@@ -89,7 +81,6 @@ impl Listings {
         }
         names.claim_exact(super::manifest::SESSION_MANIFEST);
         Listings {
-            limit,
             images_left: limit,
             seen: HashSet::new(),
             names,
@@ -101,33 +92,27 @@ impl Listings {
         self.seen.insert(key.to_string())
     }
 
-    /// The files `job`'s content lists that were not planned yet, each under a name of its own
-    /// (the whole name, extension included, decided here from the listing).
-    pub fn of(&mut self, job: &Job, content: &[u8]) -> Listed {
-        let (field, limit) = match &job.fetch {
-            Fetch::Dataset(Dataset::AccountStatements, _) => ("accountStatements", self.limit),
-            Fetch::Dataset(Dataset::Attachments, _) => ("attachments", self.limit),
-            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
-                ("identityVerifications", self.limit)
-            }
-            Fetch::Dataset(Dataset::SourceFiles, _) => ("sourceFiles", self.limit),
-            Fetch::IdentityImages(_) => ("images", self.images_left),
-            _ => return Listed::default(),
-        };
-        let Some(items) = listing_items(content, field, limit) else {
-            return Listed::default();
-        };
+    /// The files of `items` (what `job`'s content lists, [`read_listing`]) that were not
+    /// planned yet, each under a name of its own (the whole name, extension included, decided
+    /// here from the listing); the images of all of the session's verifications together
+    /// within the limit.
+    pub fn of(&mut self, job: &Job, items: Items) -> Listed {
+        let Items {
+            mut taken,
+            mut beyond,
+        } = items;
         if matches!(job.fetch, Fetch::IdentityImages(_)) {
-            self.images_left -= items.taken.len();
+            if taken.len() > self.images_left {
+                beyond += (taken.len() - self.images_left) as u64;
+                taken.truncate(self.images_left);
+            }
+            self.images_left -= taken.len();
         }
         let mut jobs = Vec::new();
-        for item in items.taken {
+        for item in taken {
             self.add(job, item, &mut jobs);
         }
-        Listed {
-            jobs,
-            beyond: items.beyond,
-        }
+        Listed { jobs, beyond }
     }
 
     fn add(&mut self, listing: &Job, item: Item, jobs: &mut Vec<Job>) {
@@ -250,52 +235,138 @@ impl Names {
 }
 
 /// One listed file: its id and the extension its listing entry names (empty when none).
-struct Item {
+pub struct Item {
     id: String,
     extension: String,
 }
 
-/// At most `limit` items of a listing, and how many more it has.
+/// At most the limit's items of a listing, and how many more it has.
 #[derive(Default)]
-struct Items {
+pub struct Items {
     taken: Vec<Item>,
     beyond: u64,
 }
 
-/// Reads the listing `field` of `content` (or `content` itself when it is an array) one item at
-/// a time: memory holds the items taken and one more, however long the listing. `None` when
-/// the content is not JSON.
-fn listing_items(content: &[u8], field: &'static str, limit: usize) -> Option<Items> {
-    let mut reader = serde_json::Deserializer::from_slice(content);
-    serde::Deserializer::deserialize_any(&mut reader, ListingVisitor { field, limit }).ok()
+/// What a listing's content gives: the items the plan takes, and what it says of its
+/// providers (for a dataset that reports readiness).
+#[derive(Default)]
+pub struct ListingRead {
+    pub items: Items,
+    pub statuses: Vec<ProviderStatus>,
+}
+
+/// What a job's content lists, when it lists files: the member holding the list (the content
+/// itself when it is an array), and the dataset whose providers it may report.
+#[derive(Clone, Copy)]
+pub struct ListingOf {
+    field: &'static str,
+    dataset: Option<Dataset>,
+}
+
+impl ListingOf {
+    /// The listing `fetch` obtains, if it obtains one.
+    pub fn of(fetch: &Fetch) -> Option<ListingOf> {
+        let (field, dataset) = match fetch {
+            Fetch::Dataset(dataset @ Dataset::AccountStatements, _) => {
+                ("accountStatements", Some(*dataset))
+            }
+            Fetch::Dataset(dataset @ Dataset::Attachments, _) => ("attachments", Some(*dataset)),
+            Fetch::Dataset(dataset @ Dataset::IdentityVerifications, _) => {
+                ("identityVerifications", Some(*dataset))
+            }
+            Fetch::Dataset(dataset @ Dataset::SourceFiles, _) => ("sourceFiles", Some(*dataset)),
+            Fetch::IdentityImages(_) => ("images", None),
+            _ => return None,
+        };
+        Some(ListingOf { field, dataset })
+    }
+}
+
+/// Reads a listing one entry at a time from `reader` (a file, not memory): what memory holds
+/// is the items taken (at most `limit`), the providers' statuses (at most `limit` too) and one
+/// entry. An error (not JSON, too many statuses) says where, never what the content is.
+pub fn read_listing(
+    reader: &mut dyn Read,
+    listing: ListingOf,
+    limit: usize,
+) -> Result<ListingRead, String> {
+    let mut deserializer = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
+    let visitor = ListingVisitor { listing, limit };
+    let read = serde::Deserializer::deserialize_any(&mut deserializer, visitor)
+        .and_then(|read| deserializer.end().map(|()| read))
+        .map_err(|error| where_it_failed(&error))?;
+    Ok(read)
+}
+
+/// A JSON error's kind and place, never its text (which may quote the data).
+fn where_it_failed(error: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let text = error.to_string();
+    if text.starts_with(TOO_MANY_PROVIDERS) {
+        // The visitors' own refusal carries no data: say it.
+        return text;
+    }
+    let kind = match error.classify() {
+        Category::Io => "cannot be read",
+        Category::Eof => "ends early",
+        Category::Data => "is not shaped as a listing",
+        Category::Syntax => "is not JSON",
+    };
+    format!(
+        "the listing {kind} (line {}, column {})",
+        error.line(),
+        error.column()
+    )
 }
 
 struct ListingVisitor {
-    field: &'static str,
+    listing: ListingOf,
     limit: usize,
 }
 
 impl<'de> Visitor<'de> for ListingVisitor {
-    type Value = Items;
+    type Value = ListingRead;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(formatter, "a listing with `{}`", self.field)
+        write!(formatter, "a listing with `{}`", self.listing.field)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items, A::Error> {
-        let mut items = Items::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ListingRead, A::Error> {
+        let mut read = ListingRead::default();
+        let readiness = self.listing.dataset.map(Dataset::readiness_properties);
         while let Some(key) = map.next_key::<String>()? {
-            if key == self.field {
-                items = map.next_value_seed(ItemsSeed(self.limit, self.field))?;
+            let provider_list = readiness
+                .and_then(|r| r.provider_lists.iter().find(|list| list.list == key))
+                .copied();
+            let dataset_status =
+                readiness.is_some_and(|r| r.dataset_statuses.iter().any(|status| *status == key));
+            if key == self.listing.field {
+                read.items = map.next_value_seed(ItemsSeed(self.limit, self.listing.field))?;
+            } else if let (Some(list), Some(dataset)) = (provider_list, self.listing.dataset) {
+                let seed = StatusesSeed {
+                    dataset,
+                    list,
+                    room: self.limit.saturating_sub(read.statuses.len()),
+                };
+                read.statuses.extend(map.next_value_seed(seed)?);
+            } else if let (true, Some(dataset)) = (dataset_status, self.listing.dataset) {
+                let value = map.next_value::<Value>()?;
+                if let Some(status) = value.get("status").and_then(Value::as_str) {
+                    read.statuses
+                        .push(ProviderStatus::dataset_level(dataset, status));
+                }
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok(items)
+        Ok(read)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Items, A::Error> {
-        ItemsSeed(self.limit, self.field).visit_seq(seq)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ListingRead, A::Error> {
+        Ok(ListingRead {
+            items: ItemsSeed(self.limit, self.listing.field).visit_seq(seq)?,
+            statuses: Vec::new(),
+        })
     }
 }
 
@@ -341,6 +412,61 @@ impl<'de> Visitor<'de> for ItemsSeed {
     }
 }
 
+/// How a refusal of too many providers starts.
+const TOO_MANY_PROVIDERS: &str = "the listing names more than";
+
+/// A provider list of a dataset's answer, read entry by entry; more entries than `room` is an
+/// error (a real session has a handful of providers: a longer list would grow memory).
+struct StatusesSeed {
+    dataset: Dataset,
+    list: ProviderListProperties,
+    room: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for StatusesSeed {
+    type Value = Vec<ProviderStatus>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Vec<ProviderStatus>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StatusesSeed {
+    type Value = Vec<ProviderStatus>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(formatter, "a list of providers in `{}`", self.list.list)
+    }
+
+    fn visit_unit<E>(self) -> Result<Vec<ProviderStatus>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<ProviderStatus>, A::Error> {
+        let mut statuses = Vec::new();
+        while let Some(entry) = seq.next_element::<Value>()? {
+            if statuses.len() == self.room {
+                return Err(serde::de::Error::custom(format!(
+                    "{TOO_MANY_PROVIDERS} {} providers in `{}`",
+                    self.room, self.list.list
+                )));
+            }
+            let text = |name: Option<&str>| name.and_then(|n| entry.get(n)).and_then(Value::as_str);
+            // A status missing or not text is no answer: counted as failed, never as answered.
+            statuses.push(ProviderStatus::new(
+                self.dataset,
+                text(Some(self.list.source_id)),
+                text(self.list.country_code),
+                text(Some("status")).unwrap_or_default(),
+            ));
+        }
+        Ok(statuses)
+    }
+}
+
 /// The extension a listing entry names: a source file's `type` (its format: `XML`, `JSON`...),
 /// otherwise its file name's or its MIME type's.
 fn extension_of_item(item: &Value, field: &str) -> String {
@@ -357,13 +483,7 @@ fn extension_of_item(item: &Value, field: &str) -> String {
 
 /// Whether a dataset's content leads to more files.
 fn dataset_lists_files(dataset: Dataset) -> bool {
-    matches!(
-        dataset,
-        Dataset::AccountStatements
-            | Dataset::Attachments
-            | Dataset::IdentityVerifications
-            | Dataset::SourceFiles
-    )
+    ListingOf::of(&Fetch::Dataset(dataset, Vec::new())).is_some()
 }
 
 /// One dataset's file, before it is read.
@@ -469,6 +589,11 @@ pub fn skipped_datasets(include_deprecated: bool) -> Vec<SkippedFile> {
 mod tests {
     use super::*;
 
+    fn read(job: &Job, content: &[u8], limit: usize) -> ListingRead {
+        let listing = ListingOf::of(&job.fetch).unwrap();
+        read_listing(&mut &content[..], listing, limit).unwrap()
+    }
+
     fn attachments() -> Job {
         Job {
             key: dataset_key(Dataset::Attachments),
@@ -484,7 +609,7 @@ mod tests {
             .collect();
         let content = serde_json::to_vec(&serde_json::json!({ "attachments": items })).unwrap();
         let mut listings = Listings::new(250, &[]);
-        let listed = listings.of(&attachments(), &content);
+        let listed = listings.of(&attachments(), read(&attachments(), &content, 250).items);
         assert_eq!(listed.jobs.len(), 250);
         assert_eq!(listed.beyond, 399_750);
         assert_eq!(listed.jobs[0].path, "attachments/att-0.png");
@@ -502,7 +627,7 @@ mod tests {
         .unwrap();
         let mut listings = Listings::new(10, &[]);
         let paths: Vec<String> = listings
-            .of(&attachments(), &content)
+            .of(&attachments(), read(&attachments(), &content, 10).items)
             .jobs
             .into_iter()
             .map(|job| job.path)
@@ -523,7 +648,7 @@ mod tests {
         listings.names.claim_exact("identity/v/images.json");
         let content =
             serde_json::to_vec(&serde_json::json!({ "images": [{"id": "images.json"}] })).unwrap();
-        let listed = listings.of(&verification, &content);
+        let listed = listings.of(&verification, read(&verification, &content, 10).items);
         assert_ne!(listed.jobs[0].path, "identity/v/images.json");
         assert!(listed.jobs[0].path.starts_with("identity/v/"));
     }

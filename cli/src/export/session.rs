@@ -6,18 +6,20 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 
+use creditdata_client::Error;
 use creditdata_client::error::DisplayChain;
-use creditdata_client::session_datasets::{Readiness, SessionDatasets};
+use creditdata_client::readiness::ProviderStatus;
+use creditdata_client::session_datasets::{Dataset, Readiness, SessionDatasets};
 use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
-use super::fetch::{Missed, Obtained, obtain};
+use super::fetch::{Missed, Obtained, kept_listing, obtain};
 use super::manifest::{
     DatasetReadiness, FailedFile, FileEntry, Previous, ProviderEntry, SessionManifest,
     SessionReadiness,
 };
-use super::plan::{DatasetFile, Job, Listings, Plan};
+use super::plan::{DatasetFile, Fetch, Job, ListingOf, Listings, Plan, read_listing};
 use super::record::SessionReport;
 use super::{Context, local, store};
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
@@ -83,7 +85,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
     // are being obtained at once (`Context::live`).
     let mut queue: VecDeque<(Job, Option<FileEntry>)> = VecDeque::new();
     let kept = if settled_before {
-        keep_datasets(context.tree, &dir, &plan.datasets, &previous).await
+        keep_datasets(context, &dir, &plan.datasets, &previous).await
     } else {
         None
     };
@@ -100,47 +102,85 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
                 }
             }
         }
-        None => match read_datasets(context, id).await {
-            Ok(read) => {
-                let readiness = read.readiness();
-                run.note_readiness(&readiness);
-                // The typed answers are dropped before their JSON is rendered to bytes.
-                let all = read.to_json();
-                drop(read);
-                for (dataset, result) in all {
-                    let Some(file) = plan.datasets.iter().find(|f| f.dataset == dataset) else {
-                        continue;
-                    };
-                    run.readiness
-                        .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
-                    run.listings.plan(&file.key);
-                    let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
-                        Ok(Ok(content)) => content,
-                        Ok(Err(error)) => {
-                            let missed =
-                                Missed::Local(format!("cannot render {}: {error}", file.key));
-                            run.missed(file.key.clone(), missed);
+        None => {
+            // The listings are streamed to their files and read back entry by entry; the
+            // other datasets are read together, decoded (each bounded by the client's limit).
+            let (listing_files, held_files): (Vec<&DatasetFile>, Vec<&DatasetFile>) =
+                plan.datasets.iter().partition(|file| file.lists_files());
+            let streamed = listing_files.iter().map(|file| file.dataset);
+            match read_datasets(context, id, streamed).await {
+                Ok(read) => {
+                    let mut readiness = read.readiness();
+                    // The typed answers are dropped before their JSON is rendered to bytes.
+                    let all = read.to_json();
+                    drop(read);
+                    let streams = listing_files.iter().map(|file| {
+                        let earlier = previous
+                            .entries
+                            .remove(&file.key)
+                            .filter(|entry| entry.path == file.path);
+                        stream_listing(context, &dir, id, file, earlier)
+                    });
+                    let streams: Vec<_> = streams.collect();
+                    let results = futures::future::join_all(streams).await;
+                    let listings: Vec<_> = listing_files.into_iter().zip(results).collect();
+                    for (file, result) in &listings {
+                        readiness.replace(file.dataset, statuses_of(file.dataset, result));
+                    }
+                    run.note_readiness(&readiness);
+                    for (dataset, result) in all {
+                        let Some(file) = held_files.iter().find(|f| f.dataset == dataset) else {
                             continue;
+                        };
+                        run.readiness
+                            .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
+                        run.listings.plan(&file.key);
+                        let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
+                            Ok(Ok(content)) => content,
+                            Ok(Err(error)) => {
+                                let missed =
+                                    Missed::Local(format!("cannot render {}: {error}", file.key));
+                                run.missed(file.key.clone(), missed);
+                                continue;
+                            }
+                            Err(error) => {
+                                run.missed(file.key.clone(), Missed::Client(error));
+                                continue;
+                            }
+                        };
+                        // Kept as it is when the service's answer has not changed; written
+                        // otherwise.
+                        let earlier = previous
+                            .entries
+                            .remove(&file.key)
+                            .filter(|entry| entry.digest() == store::digest_of(&content));
+                        queue.push_back((file.with_content(content), earlier));
+                    }
+                    for (file, result) in listings {
+                        run.readiness.insert(
+                            file.key.clone(),
+                            DatasetReadiness::of(file.dataset, &readiness),
+                        );
+                        run.listings.plan(&file.key);
+                        match result {
+                            Ok(obtained) => {
+                                let job = file.with_content(Vec::new());
+                                for next in run.obtained(&job, obtained) {
+                                    let earlier = earlier_of(&mut previous, &next);
+                                    queue.push_back((next, earlier));
+                                }
+                            }
+                            Err(missed) => run.missed(file.key.clone(), missed),
                         }
-                        Err(error) => {
-                            run.missed(file.key.clone(), Missed::Client(error));
-                            continue;
-                        }
-                    };
-                    // Kept as it is when the service's answer has not changed; written otherwise.
-                    let earlier = previous
-                        .entries
-                        .remove(&file.key)
-                        .filter(|entry| entry.digest() == store::digest_of(&content));
-                    queue.push_back((file.with_content(content), earlier));
+                    }
+                }
+                Err(missed) => {
+                    for file in &plan.datasets {
+                        run.missed(file.key.clone(), missed.duplicate());
+                    }
                 }
             }
-            Err(missed) => {
-                for file in &plan.datasets {
-                    run.missed(file.key.clone(), missed.duplicate());
-                }
-            }
-        },
+        }
     }
     // The record, then what is made of all of the session's data: from the last run only when
     // its providers had all answered then (this run read the datasets before fetching these).
@@ -208,8 +248,13 @@ fn dataset_permits(context: &Context<'_>) -> usize {
     (context.concurrency / 2).max(1)
 }
 
-/// Reads every dataset of the session at once, holding its share of the permits.
-async fn read_datasets(context: &Context<'_>, id: uuid::Uuid) -> Result<SessionDatasets, Missed> {
+/// Reads every dataset of the session at once but those `streamed`, holding its share of the
+/// permits.
+async fn read_datasets(
+    context: &Context<'_>,
+    id: uuid::Uuid,
+    streamed: impl IntoIterator<Item = Dataset>,
+) -> Result<SessionDatasets, Missed> {
     let share = dataset_permits(context);
     let _permits = context
         .permits
@@ -223,14 +268,96 @@ async fn read_datasets(context: &Context<'_>, id: uuid::Uuid) -> Result<SessionD
             .client
             .session_datasets(id)
             .include_deprecated(context.include_deprecated)
+            .leave_out(streamed)
             .concurrency(share) => read.map_err(Missed::Client),
     }
 }
 
+/// Streams a listing dataset to its file, holding one of the export's permits, and reads it
+/// back entry by entry (see [`store::Tree::write_listing`]): memory holds a chunk and what the
+/// plan takes, whatever the listing's length.
+async fn stream_listing(
+    context: &Context<'_>,
+    dir: &Path,
+    id: uuid::Uuid,
+    file: &DatasetFile,
+    earlier: Option<FileEntry>,
+) -> Result<Obtained, Missed> {
+    let Some(listing) = ListingOf::of(&Fetch::Dataset(file.dataset, Vec::new())) else {
+        return Err(Missed::Local(format!("{} lists no files", file.key)));
+    };
+    let limit = context.max_listed_files;
+    let stream = async {
+        let _permit = context
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| Missed::Local(e.to_string()))?;
+        let download = context
+            .client
+            .session_dataset_stream(id, file.dataset)
+            .await?;
+        let written = context
+            .tree
+            .write_listing(
+                &dir.join(&file.path),
+                download.bytes_stream(),
+                context.max_listing_bytes,
+                |received| context.progress.bytes(received),
+                earlier.as_ref().map(FileEntry::digest),
+                move |reader| read_listing(reader, listing, limit),
+            )
+            .await?;
+        let fetched = !written.unchanged;
+        Ok(Obtained {
+            entry: FileEntry {
+                key: file.key.clone(),
+                path: file.path.clone(),
+                bytes: written.digested.bytes,
+                sha256: written.digested.sha256,
+                readiness: None,
+            },
+            fetched,
+            repaired: false,
+            bytes_fetched: if fetched { written.digested.bytes } else { 0 },
+            listing: Some(written.read),
+        })
+    };
+    tokio::select! {
+        biased;
+        () = context.stopped() => Err(Missed::Interrupted),
+        result = stream => result,
+    }
+}
+
+/// What a streamed listing says of its providers, for the session's readiness.
+fn statuses_of(
+    dataset: Dataset,
+    result: &Result<Obtained, Missed>,
+) -> Result<Vec<ProviderStatus>, Error> {
+    match result {
+        Ok(obtained) => Ok(obtained
+            .listing
+            .as_ref()
+            .map(|listing| listing.statuses.clone())
+            .unwrap_or_default()),
+        Err(Missed::Client(error)) => Err(error.clone()),
+        Err(Missed::Refused(message) | Missed::Local(message)) => Err(Error::InvalidResponse {
+            operation: Some(dataset.operation_id()),
+            message: message.clone(),
+        }),
+        Err(Missed::Interrupted) => Err(Error::InvalidResponse {
+            operation: Some(dataset.operation_id()),
+            message: "not read: the export was interrupted".into(),
+        }),
+    }
+}
+
 /// The datasets of the last run, when every one of them still verifies (with its readiness
-/// recorded); `None` as soon as one does not, and then they are all read again.
+/// recorded; a listing read again in the same pass); `None` as soon as one does not, and then
+/// they are all read again.
 async fn keep_datasets(
-    tree: &store::Tree,
+    context: &Context<'_>,
     dir: &Path,
     files: &[DatasetFile],
     previous: &Previous,
@@ -239,9 +366,8 @@ async fn keep_datasets(
     for file in files {
         let entry = previous.entries.get(&file.key)?;
         entry.readiness.as_ref()?;
-        let content = tree
-            .verify_off_thread(dir.join(&entry.path), entry.digest(), file.lists_files())
-            .await?;
+        let listing = ListingOf::of(&Fetch::Dataset(file.dataset, Vec::new()));
+        let listing = kept_listing(context, dir.join(&entry.path), entry, listing).await?;
         kept.push((
             file.clone(),
             Obtained {
@@ -249,7 +375,7 @@ async fn keep_datasets(
                 fetched: false,
                 repaired: false,
                 bytes_fetched: 0,
-                content,
+                listing,
             },
         ));
     }
@@ -280,9 +406,8 @@ impl SessionRun<'_, '_> {
     /// Counts a complete file in, and returns the files its content lists (not seen yet).
     fn obtained(&mut self, job: &Job, mut obtained: Obtained) -> Vec<Job> {
         let mut next = Vec::new();
-        let content = obtained.content.take();
-        if let Some(content) = &content {
-            let listed = self.listings.of(job, content);
+        if let Some(listing) = obtained.listing.take() {
+            let listed = self.listings.of(job, listing.items);
             next = listed.jobs;
             if listed.beyond > 0 {
                 self.beyond_limit(&job.key, listed.beyond);
@@ -343,6 +468,10 @@ impl SessionRun<'_, '_> {
                     });
                 }
             }
+            Missed::Refused(reason) => {
+                context.progress.file_failed();
+                report.failures.push(FailedFile { key, reason });
+            }
             // A local file that cannot be written will not be written for the next session
             // either (disk full, permissions): stop, leaving a resumable tree.
             Missed::Local(message) => {
@@ -379,6 +508,7 @@ impl Missed {
         match self {
             Missed::Client(error) => Missed::Client(error.clone()),
             Missed::Local(message) => Missed::Local(message.clone()),
+            Missed::Refused(message) => Missed::Refused(message.clone()),
             Missed::Interrupted => Missed::Interrupted,
         }
     }

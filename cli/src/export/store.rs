@@ -9,7 +9,7 @@
 
 use std::ffi::OsString;
 use std::fs::{DirBuilder, File};
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Seek, Write};
 #[cfg(unix)]
 use std::path::Component;
 use std::path::{Path, PathBuf};
@@ -147,36 +147,114 @@ impl Tree {
         })
     }
 
-    /// Whether the file at `rel` has exactly this size and SHA-256; with `keep_content`, also
-    /// its content (for datasets, whose ids lead to the session's other files). `None`:
-    /// missing, torn, changed, or not a regular file (a link, a FIFO...: said on stderr).
-    /// Blocking: run it off the async thread.
-    pub fn verify(
+    /// Whether the file at `rel` has exactly this size and SHA-256 (`false`: missing, torn,
+    /// changed, or not a regular file: a link, a FIFO..., said on stderr). Blocking: run it off
+    /// the async thread.
+    pub fn verify(&self, rel: &Path, expected: &Digested) -> bool {
+        self.verify_read(rel, expected, |_| ()).is_some()
+    }
+
+    /// [`Tree::verify`], reading the file once: `read` gets its content as a stream (a
+    /// listing's, whose ids lead to the session's other files) while it is hashed; its result
+    /// only when the whole file verifies. Memory holds what `read` keeps, not the file.
+    pub fn verify_read<T>(
         &self,
         rel: &Path,
         expected: &Digested,
-        keep_content: bool,
-    ) -> Option<Option<Vec<u8>>> {
+        read: impl FnOnce(&mut dyn Read) -> T,
+    ) -> Option<T> {
         let file = self.open_regular(rel).ok()?;
         let metadata = file.metadata().ok()?;
         if metadata.len() != expected.bytes {
             return None;
         }
-        hash_matches(file, expected, keep_content)
+        let mut reader = BufReader::with_capacity(64 * 1024, Hashing::new(file));
+        let value = read(&mut reader);
+        // Whatever `read` left (all of it, for a plain check) is hashed too.
+        std::io::copy(&mut reader, &mut std::io::sink()).ok()?;
+        let digested = reader.into_inner().finish();
+        (digested == *expected).then_some(value)
     }
 
     /// [`Tree::verify`] on the blocking pool.
-    pub async fn verify_off_thread(
+    pub async fn verify_off_thread(&self, rel: PathBuf, expected: Digested) -> bool {
+        self.verify_read_off_thread(rel, expected, |_| ())
+            .await
+            .is_some()
+    }
+
+    /// [`Tree::verify_read`] on the blocking pool.
+    pub async fn verify_read_off_thread<T: Send + 'static>(
         &self,
         rel: PathBuf,
         expected: Digested,
-        keep_content: bool,
-    ) -> Option<Option<Vec<u8>>> {
+        read: impl FnOnce(&mut dyn Read) -> T + Send + 'static,
+    ) -> Option<T> {
         let tree = self.clone();
-        tokio::task::spawn_blocking(move || tree.verify(&rel, &expected, keep_content))
+        tokio::task::spawn_blocking(move || tree.verify_read(&rel, &expected, read))
             .await
             .ok()
             .flatten()
+    }
+
+    /// Streams a listing's body to `rel` atomically, hashing it on the way and refusing more
+    /// than `max_bytes`, then reads it back with `read` before it takes its name: a listing
+    /// `read` refuses (not JSON...) is not placed. When its bytes are `earlier`'s and the file
+    /// there still verifies, that file is left as it was (`unchanged`).
+    pub async fn write_listing<T: Send + 'static>(
+        &self,
+        rel: &Path,
+        mut body: BodyStream,
+        max_bytes: u64,
+        mut on_chunk: impl FnMut(u64),
+        earlier: Option<Digested>,
+        read: impl FnOnce(&mut dyn Read) -> Result<T, String> + Send + 'static,
+    ) -> Result<WrittenListing<T>, WriteStreamError> {
+        let shown = self.shown(rel);
+        let io = |e: std::io::Error| WriteStreamError::Store(StoreError::io(&shown, e));
+        let mut temporary = self.temporary(rel).map_err(WriteStreamError::Store)?;
+        let mut hasher = Sha256::new();
+        let mut written: u64 = 0;
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(WriteStreamError::Client)?;
+            written += chunk.len() as u64;
+            if written > max_bytes {
+                return Err(WriteStreamError::Refused(format!(
+                    "the listing is larger than --max-listing-bytes {max_bytes}: export again \
+                     with a larger --max-listing-bytes to take it"
+                )));
+            }
+            hasher.update(&chunk);
+            temporary.file.write_all(&chunk).map_err(io)?;
+            on_chunk(chunk.len() as u64);
+        }
+        let digested = Digested {
+            bytes: written,
+            sha256: hex(&hasher.finalize()),
+        };
+        let tree = self.clone();
+        let rel = rel.to_path_buf();
+        let joined = self.shown(&rel);
+        let done = tokio::task::spawn_blocking(move || {
+            let shown = tree.shown(&rel);
+            let io = |e: std::io::Error| WriteStreamError::Store(StoreError::io(&shown, e));
+            let mut file = temporary.file.try_clone().map_err(io)?;
+            file.rewind().map_err(io)?;
+            let value = read(&mut BufReader::with_capacity(64 * 1024, file))
+                .map_err(WriteStreamError::Refused)?;
+            let unchanged = earlier.as_ref() == Some(&digested) && tree.verify(&rel, &digested);
+            // Left unplaced, the temporary file is removed when dropped.
+            if !unchanged {
+                temporary.place().map_err(WriteStreamError::Store)?;
+            }
+            Ok(WrittenListing {
+                digested,
+                unchanged,
+                read: value,
+            })
+        });
+        done.await
+            .map_err(|e| WriteStreamError::Store(StoreError::io(&joined, e)))?
     }
 
     /// The content of the regular file at `rel` (a manifest), never through a link and never
@@ -414,36 +492,55 @@ fn is_temporary(name: &std::ffi::OsStr) -> bool {
     name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
 }
 
-/// Reads `file` to its end: whether it has `expected`'s size and SHA-256 (and its content,
-/// when asked).
-fn hash_matches(
-    mut file: File,
-    expected: &Digested,
-    keep_content: bool,
-) -> Option<Option<Vec<u8>>> {
-    let mut hasher = Sha256::new();
-    let mut content = keep_content.then(|| Vec::with_capacity(expected.bytes as usize));
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut total: u64 = 0;
-    loop {
-        let read = file.read(&mut buffer).ok()?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
-        if let Some(content) = content.as_mut() {
-            content.extend_from_slice(&buffer[..read]);
-        }
-        total += read as u64;
-    }
-    (total == expected.bytes && hex(&hasher.finalize()) == expected.sha256).then_some(content)
-}
-
-/// Why [`Tree::write_stream`] failed: the download, or the local file.
+/// Why [`Tree::write_stream`] or [`Tree::write_listing`] failed: the download, the local
+/// file, or what the service sent (a listing too large or unreadable: this file's failure,
+/// not the export's).
 #[derive(Debug)]
 pub enum WriteStreamError {
     Client(creditdata_client::Error),
     Store(StoreError),
+    Refused(String),
+}
+
+/// A listing [`Tree::write_listing`] wrote (or found unchanged), and what `read` made of it.
+pub struct WrittenListing<T> {
+    pub digested: Digested,
+    /// The file already held these bytes and was left as it was.
+    pub unchanged: bool,
+    pub read: T,
+}
+
+/// A reader that hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<R: Read> Hashing<R> {
+    fn new(inner: R) -> Hashing<R> {
+        Hashing {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    fn finish(self) -> Digested {
+        Digested {
+            bytes: self.bytes,
+            sha256: hex(&self.hasher.finalize()),
+        }
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.hasher.update(&buffer[..read]);
+        self.bytes += read as u64;
+        Ok(read)
+    }
 }
 
 /// The Unix system calls behind [`Tree`], each relative to an opened directory.
@@ -517,10 +614,11 @@ mod unix {
         Ok(File::from(fd))
     }
 
-    /// Creates a new temporary file in `dir`, owner-only: its handle and name.
+    /// Creates a new temporary file in `dir`, owner-only: its handle and name. Readable too: a
+    /// listing is read back before it takes its name.
     pub fn create_temporary(dir: impl AsFd) -> std::io::Result<(File, OsString)> {
         let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         loop {
             let name = format!(
                 "{TEMP_PREFIX}{}{TEMP_SUFFIX}",
@@ -661,15 +759,22 @@ mod tests {
         let rel = Path::new("f");
         std::fs::write(&path, b"hello").unwrap();
         let expected = digest_of(b"hello");
+        let first_byte = |reader: &mut dyn Read| {
+            let mut byte = [0u8; 1];
+            reader.read_exact(&mut byte).map(|()| byte[0]).ok()
+        };
+        assert!(tree.verify(rel, &expected));
+        // What the reader leaves is hashed too.
         assert_eq!(
-            tree.verify(rel, &expected, true),
-            Some(Some(b"hello".to_vec()))
+            tree.verify_read(rel, &expected, first_byte),
+            Some(Some(b'h'))
         );
         std::fs::write(&path, b"hell").unwrap();
-        assert_eq!(tree.verify(rel, &expected, false), None);
+        assert!(!tree.verify(rel, &expected));
         std::fs::write(&path, b"jello").unwrap();
-        assert_eq!(tree.verify(rel, &expected, false), None);
+        assert!(!tree.verify(rel, &expected));
+        assert_eq!(tree.verify_read(rel, &expected, first_byte), None);
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(tree.verify(rel, &expected, false), None);
+        assert!(!tree.verify(rel, &expected));
     }
 }

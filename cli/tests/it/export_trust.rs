@@ -33,63 +33,90 @@ type Content = Arc<dyn Fn(&str) -> (Vec<u8>, Option<String>, String) + Send + Sy
 /// A service on 127.0.0.1 that is the mock but for its attachments: it lists `listing` (each
 /// entry shaped as the mock's own first attachment) and serves `content` for any of them.
 async fn hostile_attachments(mock: &MockServer, listing: Listing, content: Content) -> String {
+    hostile_attachments_padded(mock, listing, content, 0).await
+}
+
+/// [`hostile_attachments`], each listed entry carrying `padding` bytes more in a member the
+/// description does not know. The listing is sent as it is made, entry by entry (chunked), so
+/// that this test's own memory does not grow with it either.
+async fn hostile_attachments_padded(
+    mock: &MockServer,
+    listing: Listing,
+    content: Content,
+    padding: usize,
+) -> String {
     let upstream = mock.base_url().trim_end_matches('/').to_string();
     let http = reqwest::Client::new();
-    let app = axum::Router::new().fallback(move |request: Request| {
-        let (http, upstream, listing, content) = (
-            http.clone(),
-            upstream.clone(),
-            listing.clone(),
-            content.clone(),
-        );
-        async move {
-            let path = request.uri().path().to_string();
-            let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-            if let ["v1", "sessions", _, "attachments", id, "content"] = parts.as_slice() {
-                let (body, file_name, content_type) = content(id);
-                let mut response = Response::builder().header("content-type", content_type);
-                if let Some(name) = file_name {
-                    response = response.header(
-                        "content-disposition",
-                        format!("attachment; filename=\"{name}\""),
-                    );
+    let app =
+        axum::Router::new().fallback(move |request: Request| {
+            let (http, upstream, listing, content) = (
+                http.clone(),
+                upstream.clone(),
+                listing.clone(),
+                content.clone(),
+            );
+            async move {
+                let path = request.uri().path().to_string();
+                let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+                if let ["v1", "sessions", _, "attachments", id, "content"] = parts.as_slice() {
+                    let (body, file_name, content_type) = content(id);
+                    let mut response = Response::builder().header("content-type", content_type);
+                    if let Some(name) = file_name {
+                        response = response.header(
+                            "content-disposition",
+                            format!("attachment; filename=\"{name}\""),
+                        );
+                    }
+                    return response.body(Body::from(body)).unwrap();
                 }
-                return response.body(Body::from(body)).unwrap();
-            }
-            let answer = forward(&http, &upstream, request).await;
-            let status = answer.status();
-            let mut response = Response::builder().status(status);
-            for (name, value) in answer.headers() {
-                if name != axum::http::header::CONTENT_LENGTH {
-                    response = response.header(name, value);
+                let answer = forward(&http, &upstream, request).await;
+                let status = answer.status();
+                let mut response = Response::builder().status(status);
+                for (name, value) in answer.headers() {
+                    if name != axum::http::header::CONTENT_LENGTH {
+                        response = response.header(name, value);
+                    }
                 }
-            }
-            let mut body = answer.bytes().await.unwrap().to_vec();
-            if matches!(parts.as_slice(), ["v1", "sessions", _, "attachments"])
-                && status.is_success()
-            {
+                let body = answer.bytes().await.unwrap().to_vec();
+                if !(matches!(parts.as_slice(), ["v1", "sessions", _, "attachments"])
+                    && status.is_success())
+                {
+                    return response.body(Body::from(body)).unwrap();
+                }
                 let mut document: Value = serde_json::from_slice(&body).unwrap();
-                let template = document["attachments"][0].clone();
+                let mut template = document["attachments"][0].clone();
                 assert!(
                     template.is_object(),
                     "the mock lists an attachment: {document}"
                 );
-                let items: Vec<Value> = listing()
-                    .into_iter()
-                    .map(|(id, file_name, mime_type)| {
+                if padding > 0 {
+                    template["padding"] = json!("x".repeat(padding));
+                }
+                let marker = "\u{1}listing\u{1}";
+                document["attachments"] = json!(marker);
+                let text = serde_json::to_string(&document).unwrap();
+                let quoted = serde_json::to_string(marker).unwrap();
+                let (before, after) = text.split_once(&quoted).unwrap();
+                let (before, after) = (format!("{before}["), format!("]{after}"));
+                let entries = listing().into_iter().enumerate().map(
+                    move |(n, (id, file_name, mime_type))| {
                         let mut item = template.clone();
                         item["id"] = json!(id);
                         item["fileName"] = json!(file_name);
                         item["mimeType"] = json!(mime_type);
-                        item
-                    })
-                    .collect();
-                document["attachments"] = Value::Array(items);
-                body = serde_json::to_vec(&document).unwrap();
+                        let separator = if n == 0 { "" } else { "," };
+                        format!("{separator}{item}")
+                    },
+                );
+                let chunks = std::iter::once(before)
+                    .chain(entries)
+                    .chain(std::iter::once(after))
+                    .map(|chunk| Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk)));
+                response
+                    .body(Body::from_stream(futures::stream::iter(chunks)))
+                    .unwrap()
             }
-            response.body(Body::from(body)).unwrap()
-        }
-    });
+        });
     serve(app).await
 }
 
@@ -173,6 +200,83 @@ async fn item_3_export_memory_is_bounded_whatever_a_listing_says() {
     assert!(
         (1..=4).contains(&at_once),
         "{at_once} files obtained at once, --concurrency 4"
+    );
+}
+
+/// Item 3, the listing itself: an attachments listing larger than the client's limit on an
+/// answer it holds whole (128 MiB) is exported all the same, the cap applied, because the
+/// listing is streamed to its file and read back one entry at a time (read whole, it was
+/// refused as too large). Its file is what the service sent, byte for byte.
+#[tokio::test]
+async fn item_3_a_listing_larger_than_the_body_limit_is_streamed_not_held() {
+    let (mock, work, ids) = one_completed_session().await;
+    let listed = 2_000;
+    let padding = 70_000;
+    let listing: Listing = Arc::new(move || {
+        (0..listed)
+            .map(|n| (format!("att-{n}"), None, Some("application/pdf".into())))
+            .collect()
+    });
+    let content: Content = Arc::new(|id| {
+        (
+            format!("%PDF- {id}").into_bytes(),
+            None,
+            "application/pdf".into(),
+        )
+    });
+    let service = hostile_attachments_padded(&mock, listing, content, padding).await;
+    let exported = creditdata(
+        work.path(),
+        &vars(&mock, &service),
+        &[
+            "export",
+            "--out",
+            "tree",
+            "--status",
+            "completed-by-customer",
+            "--max-listed-files",
+            "50",
+            "--output",
+            "json",
+        ],
+    )
+    .await;
+    assert_status(&exported, 1);
+    let totals = &summary(&exported)["totals"];
+    assert_eq!(totals["filesBeyondLimit"], listed - 50, "{totals}");
+    let manifests = verified_manifests(&work.path().join("tree"));
+    let manifest = &manifests[&ids[0]];
+    assert_eq!(attachments_of(manifest).len(), 50, "{manifest}");
+    let listing_file = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["key"] == "dataset:attachments")
+        .unwrap_or_else(|| panic!("the listing is exported: {manifest}"));
+    let bytes = listing_file["bytes"].as_u64().unwrap();
+    assert!(
+        bytes > creditdata_client::config::DEFAULT_MAX_RESPONSE_BODY,
+        "{bytes} bytes: larger than the body limit"
+    );
+    let failed = manifest["failed"].as_array().unwrap();
+    assert!(
+        failed
+            .iter()
+            .all(|f| f["key"] == "dataset:attachments:beyond-limit"),
+        "only the ids beyond the limit failed: {failed:?}"
+    );
+    // What the service sent, unchanged: the padding it carries is in the file.
+    let path = work
+        .path()
+        .join("tree/sessions")
+        .join(&ids[0])
+        .join(listing_file["path"].as_str().unwrap());
+    let mut file = std::fs::File::open(path).unwrap();
+    let mut start = vec![0u8; 1024 * 1024];
+    std::io::Read::read_exact(&mut file, &mut start).unwrap();
+    assert!(
+        start.windows(1000).any(|w| w.iter().all(|b| *b == b'x')),
+        "the listing's unknown member is kept"
     );
 }
 

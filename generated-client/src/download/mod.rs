@@ -135,6 +135,12 @@ impl Download {
         }
     }
 
+    /// The same, naming `operation` in its errors.
+    pub(crate) fn named(mut self, operation: &'static str) -> Download {
+        self.operation = Some(operation);
+        self
+    }
+
     /// The operation (operationId) this download came from, when known.
     pub fn operation(&self) -> Option<&'static str> {
         self.operation

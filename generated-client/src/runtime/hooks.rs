@@ -44,6 +44,37 @@ impl ClientHooks<ClientState> for Client {
         request: reqwest::Request,
         info: &OperationInfo,
     ) -> reqwest::Result<reqwest::Response> {
+        self.exec_as(request, info, meta_for(info).response).await
+    }
+
+    async fn post<E>(
+        &self,
+        result: &reqwest::Result<reqwest::Response>,
+        _info: &OperationInfo,
+    ) -> Result<(), progenitor_client::Error<E>> {
+        match result {
+            Ok(response) => match response.extensions().get::<CarriedError>() {
+                Some(CarriedError(error)) => Err(progenitor_client::Error::UnexpectedResponse(
+                    carrier_of(error.clone()),
+                )),
+                None => Ok(()),
+            },
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+impl Client {
+    /// [`ClientHooks::exec`] with the success body delivered as `response` says: the generated
+    /// code passes its operation's kind; a crate-internal streamed read of a JSON operation
+    /// (`crate::dataset_stream`) passes [`ResponseKind::Stream`], so that its body is neither
+    /// held whole nor bounded by the whole-body limit and timeout (its reader bounds it).
+    pub(crate) async fn exec_as(
+        &self,
+        request: reqwest::Request,
+        info: &OperationInfo,
+        response: ResponseKind,
+    ) -> reqwest::Result<reqwest::Response> {
         let meta = meta_for(info);
         let operation = if meta.id.is_empty() {
             info.operation_id
@@ -65,12 +96,12 @@ impl ClientHooks<ClientState> for Client {
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
-            self.execute_with_policy(request, meta, operation, &mut record)
+            self.execute_with_policy(request, meta, response, operation, &mut record)
                 .await
         } else {
             let started = Instant::now();
             let outcome = self
-                .execute_with_policy(request, meta, operation, &mut record)
+                .execute_with_policy(request, meta, response, operation, &mut record)
                 .instrument(span.clone())
                 .await;
             // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -84,22 +115,6 @@ impl ClientHooks<ClientState> for Client {
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
-        }
-    }
-
-    async fn post<E>(
-        &self,
-        result: &reqwest::Result<reqwest::Response>,
-        _info: &OperationInfo,
-    ) -> Result<(), progenitor_client::Error<E>> {
-        match result {
-            Ok(response) => match response.extensions().get::<CarriedError>() {
-                Some(CarriedError(error)) => Err(progenitor_client::Error::UnexpectedResponse(
-                    carrier_of(error.clone()),
-                )),
-                None => Ok(()),
-            },
-            Err(_) => Ok(()),
         }
     }
 }
@@ -142,6 +157,7 @@ impl Client {
         &self,
         request: reqwest::Request,
         meta: &'static OperationMeta,
+        response: ResponseKind,
         operation: &'static str,
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
@@ -231,7 +247,7 @@ impl Client {
             }
 
             let outcome = self
-                .attempt(this_try, meta, operation, attempts, token, record)
+                .attempt(this_try, meta, response, operation, attempts, token, record)
                 .await;
             #[cfg(feature = "rate-limit")]
             if let Some(admission) = admission {
@@ -360,11 +376,17 @@ impl Client {
         }
     }
 
-    /// One attempt: send (the token is in place), check the status.
+    /// One attempt: send (the token is in place), check the status; the success body is
+    /// delivered as `response` says.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the call's state, passed down rather than bundled for one caller"
+    )]
     async fn attempt(
         &self,
         mut request: reqwest::Request,
         meta: &'static OperationMeta,
+        response_kind: ResponseKind,
         operation: &'static str,
         attempt: u32,
         token: Option<AccessToken>,
@@ -372,7 +394,7 @@ impl Client {
     ) -> Attempt {
         let state = &self.inner().inner;
         // JSON calls: a total timeout per attempt, which reqwest applies to the body as well.
-        if meta.response != ResponseKind::Stream
+        if response_kind != ResponseKind::Stream
             && let Some(timeout) = state.request_timeout
         {
             request.timeout_mut().get_or_insert(timeout);
@@ -426,10 +448,10 @@ impl Client {
                 _ => Attempt::Failed(error, verdict),
             };
         }
-        if meta.response == ResponseKind::AnyJson && is_empty_answer(&response) {
+        if response_kind == ResponseKind::AnyJson && is_empty_answer(&response) {
             return Attempt::Done(null_body(response));
         }
-        if meta.response == ResponseKind::Stream {
+        if response_kind == ResponseKind::Stream {
             return Attempt::Done(response);
         }
         match limit_body(response, state.max_response_body) {
