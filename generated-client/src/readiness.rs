@@ -378,6 +378,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_dataset_read_on_its_own_replaces_what_the_read_together_said() {
+        let mut readiness = Readiness::default();
+        let left_out = Error::InvalidRequest {
+            operation: None,
+            message: "left out".into(),
+        };
+        readiness.add(Report::ReadFailed(&left_out), Dataset::AccountStatements);
+        readiness.add(Report::ReadFailed(&left_out), Dataset::Attachments);
+        let waiting = ProviderStatus::new(
+            Dataset::AccountStatements,
+            Some("BANK"),
+            Some("DEU"),
+            "WAITING_FOR_PROVIDER",
+        );
+        readiness.replace(Dataset::AccountStatements, Ok(vec![waiting.clone()]));
+        readiness.replace(Dataset::Attachments, Ok(Vec::new()));
+        assert!(readiness.unreadable.is_empty(), "{readiness}");
+        assert_eq!(readiness.pending, [waiting]);
+        assert_eq!(readiness.not_reported, [Dataset::Attachments]);
+        // Read again: the new answer replaces the old one, whatever it was.
+        readiness.replace(Dataset::AccountStatements, Err(left_out));
+        assert!(readiness.pending.is_empty(), "{readiness}");
+        assert_eq!(
+            readiness.failed_datasets().into_iter().collect::<Vec<_>>(),
+            [Dataset::AccountStatements]
+        );
+    }
+
+    #[test]
     fn only_success_is_an_answer() {
         assert_eq!(Outcome::of(&SourceStatus::Success), Outcome::Answered);
         for pending in [

@@ -615,6 +615,67 @@ mod tests {
         assert_eq!(listed.jobs[0].path, "attachments/att-0.png");
     }
 
+    fn account_statements() -> Job {
+        Job {
+            key: dataset_key(Dataset::AccountStatements),
+            path: "datasets/account-statements.json".into(),
+            fetch: Fetch::Dataset(Dataset::AccountStatements, Vec::new()),
+        }
+    }
+
+    #[test]
+    fn a_listing_gives_its_providers_statuses_as_the_description_names_them() {
+        let content = serde_json::to_vec(&serde_json::json!({
+            "sources": [
+                {"sourceId": "BANK", "countryCode": "DEU", "status": "SUCCESS"},
+                {"sourceId": "OTHER", "status": "PROVIDER_MAINTENANCE"},
+                {"sourceId": "NO-STATUS"},
+            ],
+            "accountStatements": [{"id": "s1"}, {"id": "s2"}],
+        }))
+        .unwrap();
+        let read = read(&account_statements(), &content, 10);
+        assert_eq!(read.items.taken.len(), 2);
+        let statuses: Vec<(Option<&str>, String)> = read
+            .statuses
+            .iter()
+            .map(|s| (s.source_id.as_deref(), s.outcome().to_string()))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                (Some("BANK"), "answered".to_string()),
+                (Some("OTHER"), "failed".to_string()),
+                (Some("NO-STATUS"), "failed".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_listing_naming_more_providers_than_the_limit_is_refused() {
+        let sources: Vec<Value> = (0..11)
+            .map(|n| serde_json::json!({"sourceId": format!("P{n}"), "status": "SUCCESS"}))
+            .collect();
+        let content = serde_json::to_vec(&serde_json::json!({ "sources": sources })).unwrap();
+        let listing = ListingOf::of(&account_statements().fetch).unwrap();
+        let error = read_listing(&mut &content[..], listing, 10).err().unwrap();
+        assert!(error.contains("more than 10 providers"), "{error}");
+    }
+
+    #[test]
+    fn a_listing_that_cannot_be_read_says_where_never_what() {
+        let listing = ListingOf::of(&attachments().fetch).unwrap();
+        for content in [
+            &br#"{"attachments": [{"id": "Jane Doe"}"#[..],
+            br#"{"attachments": "Jane Doe"}"#,
+            br#"{"attachments": []} Jane Doe"#,
+        ] {
+            let error = read_listing(&mut &content[..], listing, 10).err().unwrap();
+            assert!(error.contains("line 1"), "{error}");
+            assert!(!error.contains("Jane"), "{error}");
+        }
+    }
+
     #[test]
     fn names_differ_after_case_folding_and_normalisation() {
         let content = serde_json::to_vec(&serde_json::json!({ "attachments": [

@@ -4,6 +4,7 @@
 
 mod auth;
 mod config;
+mod dataset_stream;
 mod decoder_properties;
 mod download;
 mod edge_cases;
