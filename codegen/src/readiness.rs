@@ -462,6 +462,22 @@ mod tests {
     }
 
     #[test]
+    fn the_members_a_reader_of_the_bytes_needs_are_named_as_the_description_spells_them() {
+        let doc = document();
+        let code = |path: &str| {
+            properties_code(&reporting_of(&doc, path))
+                .to_string()
+                .replace(' ', "")
+        };
+        let providers = code("/a");
+        assert!(providers.contains(r#"list:"origins""#), "{providers}");
+        assert!(providers.contains(r#"source_id:"sourceId""#), "{providers}");
+        assert!(providers.contains("country_code:None"), "{providers}");
+        assert!(code("/b").contains(r#"dataset_statuses:&["totals"]"#));
+        assert!(code("/c").contains("provider_lists:&[],dataset_statuses:&[]"));
+    }
+
+    #[test]
     fn other_answers_do_not_report_readiness() {
         let doc = document();
         assert!(!reporting_of(&doc, "/c").reports());
