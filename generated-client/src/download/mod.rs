@@ -461,11 +461,7 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
     {
         async move {
             match self.send().await {
-                Ok(response) => {
-                    let mut download = Download::from_response(response);
-                    download.operation = Some(Self::META.id);
-                    Ok(download)
-                }
+                Ok(response) => Ok(Download::from_response(response).named(Self::META.id)),
                 Err(error) => Err(Error::from(error).with_operation(Self::META.id)),
             }
         }
