@@ -1,7 +1,8 @@
 //! The export's second step: which files a session has. The session record, every dataset of
 //! the client's list (generated from the API description), the report and the transactions;
 //! then whatever a dataset lists (account statements, attachments, identity verifications and
-//! their images, source files), as soon as that dataset is there.
+//! their images, source files), as soon as that dataset is there, read from its content one
+//! entry at a time ([`read_listing`]).
 
 use std::collections::HashSet;
 use std::io::Read;

@@ -1,5 +1,6 @@
 //! One session through the export's steps: plan its files, read its datasets together (which
-//! says how far its providers have got) or keep them when the last run found them final, obtain
+//! says how far its providers have got; the listings streamed to their files and read back
+//! entry by entry) or keep them when the last run found them final, obtain
 //! every other file (kept or fetched), follow what the datasets list, and record the outcome in
 //! its manifest.
 
@@ -284,7 +285,7 @@ async fn stream_listing(
     earlier: Option<FileEntry>,
 ) -> Result<Obtained, Missed> {
     let Some(listing) = ListingOf::of(&Fetch::Dataset(file.dataset, Vec::new())) else {
-        return Err(Missed::Local(format!("{} lists no files", file.key)));
+        return Err(Missed::Refused(format!("{} lists no files", file.key)));
     };
     let limit = context.max_listed_files;
     let stream = async {
