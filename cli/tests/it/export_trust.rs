@@ -12,8 +12,8 @@ use creditdata_mock::realism::Realism;
 use serde_json::{Value, json};
 
 use crate::export::{
-    EXPORT_TREE, assert_status, completed_sessions, creditdata, forward, mock_with, relayed, serve,
-    summary, vars, verified_manifests,
+    EXPORT_TREE, assert_no_partial_file, assert_status, completed_sessions, creditdata, forward,
+    mock_with, relayed, serve, summary, vars, verified_manifests,
 };
 
 /// The mock with one session the customer completed, a work directory, and that session's id
@@ -278,6 +278,46 @@ async fn item_3_a_listing_larger_than_the_body_limit_is_streamed_not_held() {
         start.windows(1000).any(|w| w.iter().all(|b| *b == b'x')),
         "the listing's unknown member is kept"
     );
+}
+
+/// Item 3, the disk: a listing larger than `--max-listing-bytes` is not taken (nor left behind
+/// half-written); it is that dataset's failure, saying what to do, and the rest is exported.
+#[tokio::test]
+async fn item_3_a_listing_larger_than_max_listing_bytes_is_the_sessions_failure() {
+    let (mock, work, ids) = one_completed_session().await;
+    let listing: Listing = Arc::new(|| {
+        (0..100)
+            .map(|n| (format!("att-{n}"), None, Some("application/pdf".into())))
+            .collect()
+    });
+    let content: Content = Arc::new(|id| {
+        (
+            format!("%PDF- {id}").into_bytes(),
+            None,
+            "application/pdf".into(),
+        )
+    });
+    // About 200 KB of attachments listing; the mock's other listings are far smaller.
+    let service = hostile_attachments_padded(&mock, listing, content, 2_000).await;
+    let mut args = EXPORT_TREE.to_vec();
+    args.extend(["--max-listing-bytes", "100000"]);
+    let exported = creditdata(work.path(), &vars(&mock, &service), &args).await;
+    assert_status(&exported, 1);
+    let stderr = String::from_utf8_lossy(&exported.stderr);
+    assert!(stderr.contains("larger --max-listing-bytes"), "{stderr}");
+    let root = work.path().join("tree");
+    assert_no_partial_file(&root);
+    let manifests = verified_manifests(&root);
+    let manifest = &manifests[&ids[0]];
+    assert_eq!(manifest["complete"], false);
+    let failed = manifest["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["key"], "dataset:attachments", "{failed:?}");
+    assert!(attachments_of(manifest).is_empty(), "{manifest}");
+    let session = root.join("sessions").join(&ids[0]);
+    assert!(!session.join("datasets/attachments.json").exists());
+    // The other listings are taken as usual.
+    assert!(session.join("datasets/account-statements.json").is_file());
 }
 
 /// Item 8: attachment `scan` served as `x.pdf`, `scan.pdf` and `SCAN.PDF` are three files,
