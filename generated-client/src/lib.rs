@@ -82,6 +82,7 @@
 //! | an error body kept | [`error::MAX_ERROR_BODY`] | 64 KiB |
 //! | a TSV statement row (feature `statements`) | `statement::MAX_ROW_BYTES`, `statement::MAX_FIELDS` | 1 MiB, 16384 fields |
 //! | a download | streamed in constant memory, length checked against `Content-Length` | no size limit |
+//! | a dataset read as a stream (`Client::session_dataset_stream`, feature `session-datasets`) | streamed like a download; its reader bounds it | no size limit |
 //! | a token's lifetime | [`auth::MAX_TOKEN_LIFETIME`] (`expires_in` of 0 or none: used once) | 24 h |
 //! | waiting for the customer, or for the data | any [`wait::WaitOptions::timeout`], `Duration::MAX` included | 15 min |
 //!
