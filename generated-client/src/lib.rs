@@ -135,6 +135,7 @@ mod generated_issuers;
 
 pub mod auth;
 mod body_limits;
+pub mod call_options;
 pub mod config;
 pub mod download;
 mod email;

@@ -14,6 +14,7 @@ use super::ClientState;
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
 use crate::body_limits::limit_body;
+use crate::call_options::ActiveOptions;
 use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
 #[cfg(feature = "rate-limit")]
@@ -41,7 +42,7 @@ fn meta_for(info: &OperationInfo) -> &'static OperationMeta {
 impl ClientHooks<ClientState> for Client {
     async fn exec(
         &self,
-        request: reqwest::Request,
+        mut request: reqwest::Request,
         info: &OperationInfo,
     ) -> reqwest::Result<reqwest::Response> {
         let meta = meta_for(info);
@@ -62,15 +63,22 @@ impl ClientHooks<ClientState> for Client {
         if let Some(error) = crate::limits::violation(&request, operation) {
             return Ok(carrier(error));
         }
+        // Read once: the call's own options, when it was made with some (`call_options`).
+        let options = crate::call_options::active();
+        if let Some(options) = &options
+            && let Err(error) = options.add_headers(&mut request, operation)
+        {
+            return Ok(carrier(error));
+        }
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
-            self.execute_with_policy(request, meta, operation, &mut record)
+            self.execute(request, meta, operation, options.as_ref(), &mut record)
                 .await
         } else {
             let started = Instant::now();
             let outcome = self
-                .execute_with_policy(request, meta, operation, &mut record)
+                .execute(request, meta, operation, options.as_ref(), &mut record)
                 .instrument(span.clone())
                 .await;
             // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -81,6 +89,9 @@ impl ClientHooks<ClientState> for Client {
             span.record("duration_ms", started.elapsed().as_millis() as u64);
             outcome
         };
+        if let Some(options) = &options {
+            options.report_attempts(record.attempts);
+        }
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
@@ -137,15 +148,68 @@ enum Attempt {
 }
 
 impl Client {
+    /// One call, with the client's settings or the call's own options.
+    async fn execute(
+        &self,
+        request: reqwest::Request,
+        meta: &'static OperationMeta,
+        operation: &'static str,
+        options: Option<&ActiveOptions>,
+        record: &mut CallRecord,
+    ) -> Result<reqwest::Response, Error> {
+        let Some(options) = options else {
+            let policy = &self.inner().inner.retry;
+            return self
+                .execute_with_policy(request, meta, operation, policy, None, record)
+                .await;
+        };
+        // Boxed, like the other rare paths: a call without options keeps a small future.
+        Box::pin(self.execute_with_options(request, meta, operation, options, record)).await
+    }
+
+    /// One call under its own options: its retry policy, and its deadline over everything
+    /// (see [`crate::call_options`]).
+    async fn execute_with_options(
+        &self,
+        request: reqwest::Request,
+        meta: &'static OperationMeta,
+        operation: &'static str,
+        options: &ActiveOptions,
+        record: &mut CallRecord,
+    ) -> Result<reqwest::Response, Error> {
+        let policy = options.retry.as_ref().unwrap_or(&self.inner().inner.retry);
+        let Some(timeout) = options.timeout else {
+            return self
+                .execute_with_policy(request, meta, operation, policy, None, record)
+                .await;
+        };
+        let deadline = Instant::now() + timeout;
+        let call =
+            self.execute_with_policy(request, meta, operation, policy, Some(deadline), record);
+        let outcome = tokio::time::timeout_at(deadline, call).await;
+        match outcome {
+            Ok(Err(Error::Timeout { .. })) | Err(_) if Instant::now() >= deadline => {
+                Err(Error::DeadlineExceeded {
+                    operation: Some(operation),
+                    attempts: record.attempts,
+                    timeout,
+                })
+            }
+            Ok(outcome) => outcome,
+            Err(_) => unreachable!("timeout_at ends no earlier than its deadline"),
+        }
+    }
+
     /// One call: attempts, token handling and error capture (see the module documentation).
     async fn execute_with_policy(
         &self,
         request: reqwest::Request,
         meta: &'static OperationMeta,
         operation: &'static str,
+        policy: &RetryPolicy,
+        deadline: Option<Instant>,
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
-        let policy = &self.inner().inner.retry;
         // Attempts made, the retry after a 401 included (what errors report).
         let mut attempts: u32 = 0;
         // Attempts counted against the policy (the retry after a 401 is not one of them).
@@ -199,7 +263,14 @@ impl Client {
                                 operation: Some(operation),
                                 source,
                             };
-                            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
+                            match wait_before_retry(
+                                policy,
+                                counted,
+                                retry_clock,
+                                deadline,
+                                error,
+                                verdict,
+                            ) {
                                 Ok(delay) => {
                                     Box::pin(tokio::time::sleep(delay)).await;
                                     continue;
@@ -230,6 +301,9 @@ impl Client {
                     .insert(AUTHORIZATION, token.header().clone());
             }
 
+            if let Some(deadline) = deadline {
+                bound_by_deadline(&mut this_try, meta, state.request_timeout, deadline);
+            }
             let outcome = self
                 .attempt(this_try, meta, operation, attempts, token, record)
                 .await;
@@ -257,7 +331,7 @@ impl Client {
             if !can_repeat {
                 return Err(error);
             }
-            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
+            match wait_before_retry(policy, counted, retry_clock, deadline, error, verdict) {
                 Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
                 Err(error) => return Err(error),
             }
@@ -275,11 +349,13 @@ fn report_throttling(limiter: Option<&RateLimiter>, admission: Admission, outcom
     }
 }
 
-/// The wait before the next attempt, or the error to return when there is none.
+/// The wait before the next attempt, or the error to return when there is none (a retry that
+/// could not start before the call's deadline is none).
 fn wait_before_retry(
     policy: &RetryPolicy,
     counted: u32,
     started: Instant,
+    deadline: Option<Instant>,
     error: Error,
     verdict: Retryable,
 ) -> Result<Duration, Error> {
@@ -289,6 +365,9 @@ fn wait_before_retry(
     let Some(delay) = policy.next_delay(counted, not_before, started.elapsed()) else {
         return Err(error);
     };
+    if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+        return Err(error);
+    }
     tracing::debug!(
         attempt = counted,
         error = &error as &dyn std::error::Error,
@@ -353,7 +432,8 @@ impl Client {
                         operation: None,
                         source,
                     };
-                    let delay = wait_before_retry(&state.retry, counted, started, error, verdict)?;
+                    let delay =
+                        wait_before_retry(&state.retry, counted, started, None, error, verdict)?;
                     Box::pin(tokio::time::sleep(delay)).await;
                 }
             }
@@ -377,6 +457,7 @@ impl Client {
         {
             request.timeout_mut().get_or_insert(timeout);
         }
+
         let response = match self.client().execute(request).await {
             Ok(response) => response,
             Err(error) => {
@@ -443,6 +524,20 @@ impl Client {
             ),
         }
     }
+}
+
+/// Bounds one attempt by the call's deadline, body included: reqwest's request timeout is the
+/// one bound that follows the body after `exec` returns (a download's too). A JSON call's own
+/// per-attempt timeout still applies when it ends sooner.
+fn bound_by_deadline(
+    request: &mut reqwest::Request,
+    meta: &OperationMeta,
+    per_attempt: Option<Duration>,
+    deadline: Instant,
+) {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let own = per_attempt.filter(|_| meta.response != ResponseKind::Stream);
+    *request.timeout_mut() = Some(own.map_or(left, |own| own.min(left)));
 }
 
 /// A success answer with no body: 204, or a `Content-Length` of zero.

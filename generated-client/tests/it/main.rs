@@ -3,6 +3,7 @@
 //! process-wide `tracing` subscriber.)
 
 mod auth;
+mod call_options;
 mod config;
 mod decoder_properties;
 mod download;
