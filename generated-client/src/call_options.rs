@@ -8,9 +8,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use creditdata_client::call_options::CallOptions;
-//! use creditdata_client::prelude::*;
-//! use creditdata_client::retry::RetryPolicy;
+//! use creditdata_client::prelude::*; // CallOptions, RetryPolicy
 //!
 //! async fn show(client: &Client, id: uuid::Uuid) -> Result<()> {
 //!     let options = CallOptions::new()
