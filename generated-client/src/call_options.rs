@@ -201,21 +201,6 @@ impl CallOptions {
         Ok(self)
     }
 
-    /// The deadline set with [`timeout`](CallOptions::timeout).
-    pub fn timeout_value(&self) -> Option<Duration> {
-        self.timeout
-    }
-
-    /// The retry policy set with [`retry`](CallOptions::retry).
-    pub fn retry_policy(&self) -> Option<&RetryPolicy> {
-        self.retry.as_ref()
-    }
-
-    /// The extra headers.
-    pub fn headers(&self) -> &HeaderMap {
-        &self.headers
-    }
-
     /// Runs `future` with these options for every call it makes: for helpers that make several
     /// calls (`client.session_datasets(id)`, `client.download_pdf_report(..)`, the waits).
     /// Each call gets its own deadline. Options given to a builder inside take precedence,

@@ -128,6 +128,56 @@ async fn the_timeout_is_a_deadline_for_the_call_when_the_client_would_wait_long(
 }
 
 #[tokio::test]
+async fn the_deadline_covers_the_wait_for_a_token() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(TOKEN_PATH))
+        .respond_with(token_response("slow-token", 300).set_delay(Duration::from_secs(20)))
+        .mount(&server)
+        .await;
+    mount_session(&server, session_id()).await;
+    let client = oauth_builder(&server).build().unwrap();
+    let error = client
+        .get_session()
+        .session_id(session_id())
+        .options(CallOptions::new().timeout(Duration::from_millis(200)))
+        .call()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::DeadlineExceeded { .. }), "{error:?}");
+    assert_eq!(count(&server, "GET", &session_path(session_id())).await, 0);
+}
+
+#[tokio::test]
+async fn options_given_to_a_builder_refine_those_of_a_scope() {
+    let server = MockServer::start().await;
+    unavailable_session(&server).await;
+    let client = client_retrying(&server, 1);
+    let outer = CallOptions::new()
+        .retry(fast_retries(3))
+        .header("X-Tenant", "retail")
+        .unwrap()
+        .header("X-Correlation-Id", "outer")
+        .unwrap();
+    let inner = CallOptions::new()
+        .header("X-Correlation-Id", "inner")
+        .unwrap();
+    let call = client
+        .get_session()
+        .session_id(session_id())
+        .options(inner)
+        .call_with_response();
+    let error = outer.scope(call).await.unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
+    let seen = requests(&server).await;
+    assert_eq!(seen.len(), 3, "the scope's retry policy");
+    for request in &seen {
+        assert_eq!(header(request, "x-tenant"), Some("retail"));
+        assert_eq!(header(request, "x-correlation-id"), Some("inner"));
+    }
+}
+
+#[tokio::test]
 async fn the_deadline_ends_retrying() {
     let server = MockServer::start().await;
     unavailable_session(&server).await;
