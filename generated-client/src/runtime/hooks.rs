@@ -178,12 +178,15 @@ impl Client {
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
         let policy = options.retry.as_ref().unwrap_or(&self.inner().inner.retry);
-        let Some(timeout) = options.timeout else {
+        // A deadline too far to represent (`Duration::MAX`) is no deadline.
+        let Some((timeout, deadline)) = options
+            .timeout
+            .and_then(|timeout| Some((timeout, Instant::now().checked_add(timeout)?)))
+        else {
             return self
                 .execute_with_policy(request, meta, operation, policy, None, record)
                 .await;
         };
-        let deadline = Instant::now() + timeout;
         let call =
             self.execute_with_policy(request, meta, operation, policy, Some(deadline), record);
         let outcome = tokio::time::timeout_at(deadline, call).await;
@@ -365,7 +368,11 @@ fn wait_before_retry(
     let Some(delay) = policy.next_delay(counted, not_before, started.elapsed()) else {
         return Err(error);
     };
-    if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+    if let Some(deadline) = deadline
+        && Instant::now()
+            .checked_add(delay)
+            .is_none_or(|end| end >= deadline)
+    {
         return Err(error);
     }
     tracing::debug!(

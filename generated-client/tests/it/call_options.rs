@@ -128,6 +128,21 @@ async fn the_timeout_is_a_deadline_for_the_call_when_the_client_would_wait_long(
 }
 
 #[tokio::test]
+async fn a_deadline_too_far_to_represent_is_no_deadline() {
+    let server = MockServer::start().await;
+    mount_session(&server, session_id()).await;
+    let client = client_retrying(&server, 1);
+    let session = client
+        .get_session()
+        .session_id(session_id())
+        .options(CallOptions::new().timeout(Duration::MAX))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(session.id, session_id());
+}
+
+#[tokio::test]
 async fn the_deadline_covers_the_wait_for_a_token() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
