@@ -9,7 +9,9 @@
 //! This pass makes the documented path the only natural one:
 //!
 //! - every builder gains an inherent `call()`, returning `crate::Result<Output>` (the
-//!   `Operation::call` of the client crate, so no trait import is needed);
+//!   `Operation::call` of the client crate, so no trait import is needed), and, the same way,
+//!   `call_with_response()` (the body with the final status, headers and attempts) and
+//!   `options(CallOptions)` (the call's own deadline, retry policy and headers);
 //! - every builder's `send()` is `#[doc(hidden)]`: it stays callable, for the `Operation` trait
 //!   and code that wants progenitor's raw `ResponseValue`, but neither rustdoc nor rust-analyzer's
 //!   completion offers it to users of the crate;
@@ -182,12 +184,14 @@ fn add_call(imp: &mut syn::ItemImpl, output: &syn::Type) -> Result<(), String> {
         .iter()
         .position(|item| matches!(item, syn::ImplItem::Fn(f) if f.sig.ident == "send"))
         .ok_or("no `send` method")?;
-    if imp
-        .items
-        .iter()
-        .any(|item| matches!(item, syn::ImplItem::Fn(f) if f.sig.ident == "call"))
-    {
-        return Err("it already has a `call` method".into());
+    for taken in ["call", "call_with_response", "options"] {
+        if imp
+            .items
+            .iter()
+            .any(|item| matches!(item, syn::ImplItem::Fn(f) if f.sig.ident == taken))
+        {
+            return Err(format!("it already has a `{taken}` method"));
+        }
     }
     let syn::ImplItem::Fn(send) = &mut imp.items[position] else {
         unreachable!("found as a function above");
@@ -198,18 +202,40 @@ fn add_call(imp: &mut syn::ItemImpl, output: &syn::Type) -> Result<(), String> {
                  [`crate::Error`] naming the operation."]
     });
     send.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-    let call: syn::ImplItem = syn::parse2(quote! {
-        /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
-        /// names the operation, whatever went wrong (see
-        /// [`Operation::call`](crate::operation::Operation::call)).
-        pub fn call(
-            self,
-        ) -> impl ::std::future::Future<Output = crate::Result<#output>> + Send {
-            <Self as crate::operation::Operation>::call(self)
+    let methods: syn::ItemImpl = syn::parse2(quote! {
+        impl Builder {
+            /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
+            /// names the operation, whatever went wrong (see
+            /// [`Operation::call`](crate::operation::Operation::call)).
+            pub fn call(
+                self,
+            ) -> impl ::std::future::Future<Output = crate::Result<#output>> + Send {
+                <Self as crate::operation::Operation>::call(self)
+            }
+            /// As `call()`, with the status and headers of the final attempt and the number of
+            /// attempts (see
+            /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+            pub fn call_with_response(
+                self,
+            ) -> impl ::std::future::Future<
+                Output = crate::Result<crate::call_options::CallResponse<#output>>,
+            > + Send {
+                <Self as crate::operation::Operation>::call_with_response(self)
+            }
+            /// This call's own deadline, retry policy and extra headers, the last step before
+            /// `call()` (see [`crate::call_options`]).
+            pub fn options(
+                self,
+                options: crate::call_options::CallOptions,
+            ) -> crate::call_options::WithOptions<Self> {
+                <Self as crate::operation::Operation>::options(self, options)
+            }
         }
     })
-    .map_err(|e| format!("the `call` method does not parse: {e}"))?;
-    imp.items.insert(position + 1, call);
+    .map_err(|e| format!("the `call` methods do not parse: {e}"))?;
+    for (offset, method) in methods.items.into_iter().enumerate() {
+        imp.items.insert(position + 1 + offset, method);
+    }
     Ok(())
 }
 
@@ -363,6 +389,18 @@ mod tests {
             "{text}"
         );
         assert!(compact.contains("#[doc(hidden)]pubasyncfnsend"), "{text}");
+        assert!(
+            compact.contains(
+                "pubfncall_with_response(self,)->impl::std::future::Future<Output=crate::Result<crate::call_options::CallResponse<types::Session>>,>+Send{<Selfascrate::operation::Operation>::call_with_response(self)}"
+            ),
+            "{text}"
+        );
+        assert!(
+            compact.contains(
+                "pubfnoptions(self,options:crate::call_options::CallOptions,)->crate::call_options::WithOptions<Self>{<Selfascrate::operation::Operation>::options(self,options)}"
+            ),
+            "{text}"
+        );
         // The constructor taking the runtime's state is plumbing: hidden, still callable.
         assert!(
             compact.contains("#[doc(hidden)]pubfnnew(baseurl:&str"),

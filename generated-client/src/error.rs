@@ -7,6 +7,7 @@
 //! | [`Error::Api`] | the service answered with a 4xx/5xx status (problem details decoded when present) |
 //! | [`Error::Auth`] | no access token could be obtained (token endpoint refused, unreachable, ...) |
 //! | [`Error::Timeout`] | a connect, request or idle-read timeout passed |
+//! | [`Error::DeadlineExceeded`] | a call's own deadline ([`CallOptions::timeout`](crate::call_options::CallOptions::timeout)) passed |
 //! | [`Error::Transport`] | the connection failed or broke |
 //! | [`Error::Decode`] | a success body did not match its type |
 //! | [`Error::ResponseTooLarge`] | a success body was larger than [`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body) |
@@ -66,6 +67,7 @@ use crate::urls::redact_reqwest;
 mod api;
 mod decode;
 
+pub(crate) use api::HeaderNames;
 pub use api::{ApiError, MAX_ERROR_BODY, WithServiceText};
 pub use decode::DecodeError;
 
@@ -100,6 +102,18 @@ pub enum Error {
         attempts: u32,
         /// The underlying error.
         source: Arc<reqwest::Error>,
+    },
+    /// The call's own deadline ([`CallOptions::timeout`](crate::call_options::CallOptions::timeout))
+    /// passed before its answer arrived: attempts, waits for the rate limiter, for a token and
+    /// between retries included.
+    #[error("{operation}: the call's deadline of {timeout:?} passed before the service answered{}", attempts_suffix(*attempts), operation = op_name(operation))]
+    DeadlineExceeded {
+        /// The operation, when known.
+        operation: Option<&'static str>,
+        /// How many attempts were started.
+        attempts: u32,
+        /// The deadline the call was given.
+        timeout: std::time::Duration,
     },
     /// The connection could not be made or broke.
     #[error("{operation}: the connection to the service failed{}", attempts_suffix(*attempts), operation = op_name(operation))]
@@ -204,6 +218,16 @@ impl fmt::Debug for Error {
                 .field("operation", operation)
                 .field("attempts", attempts)
                 .field("source", source)
+                .finish(),
+            Error::DeadlineExceeded {
+                operation,
+                attempts,
+                timeout,
+            } => f
+                .debug_struct("DeadlineExceeded")
+                .field("operation", operation)
+                .field("attempts", attempts)
+                .field("timeout", timeout)
                 .finish(),
             Error::Transport {
                 operation,
@@ -338,7 +362,9 @@ impl Error {
     /// How many attempts were made, for transport failures and timeouts.
     pub fn attempts(&self) -> Option<u32> {
         match self {
-            Error::Timeout { attempts, .. } | Error::Transport { attempts, .. } => Some(*attempts),
+            Error::Timeout { attempts, .. }
+            | Error::Transport { attempts, .. }
+            | Error::DeadlineExceeded { attempts, .. } => Some(*attempts),
             _ => None,
         }
     }
@@ -358,6 +384,7 @@ impl Error {
             Error::Decode(e) => e.operation,
             Error::Auth { operation, .. }
             | Error::Timeout { operation, .. }
+            | Error::DeadlineExceeded { operation, .. }
             | Error::Transport { operation, .. }
             | Error::InvalidRequest { operation, .. }
             | Error::Download { operation, .. }
@@ -373,7 +400,9 @@ impl Error {
     pub fn is_transient(&self) -> bool {
         match self {
             Error::Api(e) => crate::retry::is_retryable_status(e.status),
-            Error::Timeout { .. } | Error::Transport { .. } => true,
+            Error::Timeout { .. } | Error::Transport { .. } | Error::DeadlineExceeded { .. } => {
+                true
+            }
             Error::Auth { source, .. } => source.is_transient(),
             _ => false,
         }
@@ -390,6 +419,7 @@ impl Error {
             }
             Error::Auth { operation, .. }
             | Error::Timeout { operation, .. }
+            | Error::DeadlineExceeded { operation, .. }
             | Error::Transport { operation, .. }
             | Error::InvalidRequest { operation, .. }
             | Error::Download { operation, .. }

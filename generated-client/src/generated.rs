@@ -8693,6 +8693,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SessionsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::create_session`]
 
@@ -8811,6 +8831,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_session`]
@@ -8934,6 +8972,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::update_session`]
@@ -9085,6 +9141,24 @@ pub mod builder {
         ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::extend_customer_input_deadline`]
 
@@ -9208,6 +9282,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<types::Session>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::resend_customer_notification`]
@@ -9334,6 +9426,26 @@ pub mod builder {
             Output = crate::Result<::serde_json::Value>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::serde_json::Value>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_input_requirements`]
@@ -9464,6 +9576,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::InputRequirementsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_pdf_report`]
 
@@ -9581,6 +9713,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_source_files`]
@@ -9710,6 +9860,26 @@ pub mod builder {
             Output = crate::Result<::std::vec::Vec<types::SourceFile>>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::std::vec::Vec<types::SourceFile>>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_source_file`]
@@ -9863,6 +10033,24 @@ pub mod builder {
             Output = crate::Result<types::SourceFile>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::SourceFile>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_source_file_content`]
@@ -10021,6 +10209,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SourceFileContent>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_consumer_packages`]
 
@@ -10115,6 +10323,26 @@ pub mod builder {
             Output = crate::Result<types::ConsumerPackagesResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ConsumerPackagesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_account_statements`]
@@ -10245,6 +10473,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AccountStatementsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_account_statement_transactions_excel`]
 
@@ -10362,6 +10610,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_account_statement_excel`]
@@ -10509,6 +10775,24 @@ pub mod builder {
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_attachments`]
 
@@ -10637,6 +10921,26 @@ pub mod builder {
             Output = crate::Result<types::AttachmentsResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AttachmentsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_attachment_content`]
@@ -10780,6 +11084,24 @@ pub mod builder {
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_categorizations_summary`]
 
@@ -10908,6 +11230,26 @@ pub mod builder {
             Output = crate::Result<types::CategorizationsSummaryResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsSummaryResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_categorizations`]
@@ -11042,6 +11384,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_court_and_insolvencies`]
 
@@ -11171,6 +11533,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CourtAndInsolvenciesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_identity_verifications`]
 
@@ -11299,6 +11681,26 @@ pub mod builder {
             Output = crate::Result<types::IdentityVerificationsResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::IdentityVerificationsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_identity_verification_images`]
@@ -11456,6 +11858,28 @@ pub mod builder {
             Output = crate::Result<types::IdentityVerificationImagesResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    types::IdentityVerificationImagesResponse,
+                >,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_identity_verification_image_content`]
@@ -11625,6 +12049,24 @@ pub mod builder {
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_immovables`]
 
@@ -11753,6 +12195,26 @@ pub mod builder {
             Output = crate::Result<types::ImmovablesResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ImmovablesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_legal_entities`]
@@ -11883,6 +12345,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::LegalEntitiesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_metrics`]
 
@@ -12011,6 +12493,26 @@ pub mod builder {
             Output = crate::Result<types::MetricsResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::MetricsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_negative_tradelines`]
@@ -12141,6 +12643,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::NegativeTradelinesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_person_details`]
 
@@ -12269,6 +12791,26 @@ pub mod builder {
             Output = crate::Result<types::PersonDetailsResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PersonDetailsResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_positive_tradelines`]
@@ -12399,6 +12941,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PositiveTradelinesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_registry_incomes`]
 
@@ -12528,6 +13090,26 @@ pub mod builder {
         > + Send {
             <Self as crate::operation::Operation>::call(self)
         }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::RegistryIncomesResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
+        }
     }
     /**Builder for [`Client::get_scores`]
 
@@ -12653,6 +13235,26 @@ pub mod builder {
             Output = crate::Result<types::ScoresResponse>,
         > + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ScoresResponse>,
+            >,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
     /**Builder for [`Client::get_account_statement_tsv`]
@@ -12799,6 +13401,24 @@ pub mod builder {
             self,
         ) -> impl ::std::future::Future<Output = crate::Result<ByteStream>> + Send {
             <Self as crate::operation::Operation>::call(self)
+        }
+        /// As `call()`, with the status and headers of the final attempt and the number of
+        /// attempts (see
+        /// [`Operation::call_with_response`](crate::operation::Operation::call_with_response)).
+        pub fn call_with_response(
+            self,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send {
+            <Self as crate::operation::Operation>::call_with_response(self)
+        }
+        /// This call's own deadline, retry policy and extra headers, the last step before
+        /// `call()` (see [`crate::call_options`]).
+        pub fn options(
+            self,
+            options: crate::call_options::CallOptions,
+        ) -> crate::call_options::WithOptions<Self> {
+            <Self as crate::operation::Operation>::options(self, options)
         }
     }
 }

@@ -19,6 +19,9 @@
 //!   a `tracing` span;
 //! - [`error`]: the one [`Error`] to match on, which every builder's `call()` returns
 //!   ([`operation::Operation::call`]);
+//! - [`call_options`]: one call's own deadline, retry policy and extra headers
+//!   (`.options(..)` on every builder), and `call_with_response()`: the body with the final
+//!   status, headers and attempts;
 //! - [`limits`]: the request limits of the description the generated types cannot hold
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
 //! - `rate_limit` (feature `rate-limit`, on by default): `ClientBuilder::rate_limit`, a limiter
@@ -44,7 +47,8 @@
 //! [`Error::Timeout`]; a decode error names the path in the body and the kind of mismatch,
 //! never the value, and keeps the body excerpt behind [`error::DecodeError::body_snippet`] for
 //! whoever asks for it; TSV and Base64 decoding errors never quote the content; an
-//! [`error::ApiError`]'s `Debug` lists header names, not values. What the service writes in an
+//! [`error::ApiError`]'s and a [`call_options::CallResponse`]'s `Debug` list header names, not
+//! values. What the service writes in an
 //! error answer may echo the request: an [`error::ApiError`]'s `Display` shows the status, the
 //! problem's `title` and the names of invalid fields, never the problem's `detail`, validation
 //! messages or a non-problem body, which [`error::ApiError::with_service_text`] prints for
@@ -136,6 +140,7 @@ mod generated_issuers;
 
 pub mod auth;
 mod body_limits;
+pub mod call_options;
 pub mod config;
 #[cfg(feature = "session-datasets")]
 pub mod dataset_stream;
@@ -165,14 +170,17 @@ pub mod wait;
 /// What a typical program needs, in one import: `use creditdata_client::prelude::*;`.
 ///
 /// The client and its builder, the error and result types, the generated `types` module, the
-/// session search's filter, [`DownloadExt`](crate::download::DownloadExt) (`download()` on
+/// session search's filter, [`CallOptions`](crate::call_options::CallOptions) and
+/// [`RetryPolicy`](crate::retry::RetryPolicy) (a call's own options), [`DownloadExt`](crate::download::DownloadExt) (`download()` on
 /// binary operations), [`WaitOptions`](crate::wait::WaitOptions) and `DataWait` (what
 /// `Client::wait_for_data` returns), and the `futures` stream
 /// traits (anonymously: `try_next()`, `try_collect()` and `next()` on the client's streams).
 /// Every builder's `call()` is inherent: it needs no import.
 pub mod prelude {
+    pub use crate::call_options::CallOptions;
     pub use crate::download::DownloadExt;
     pub use crate::paging::SessionFilter;
+    pub use crate::retry::RetryPolicy;
     pub use crate::types;
     #[cfg(feature = "session-datasets")]
     pub use crate::wait::DataWait;

@@ -6,7 +6,12 @@
 
 use std::future::Future;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use progenitor_client::{Error as ProgenitorError, ResponseValue};
+
+use crate::call_options::{CallOptions, CallResponse, WithOptions, counting_attempts};
 
 /// How an operation's success body is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,17 +81,56 @@ pub trait Operation: Sized {
         async move {
             match self.send().await {
                 Ok(value) => Ok(value.into_inner()),
-                Err(ProgenitorError::InvalidResponsePayload(body, error)) => Err(
-                    crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
-                        Some(Self::META.id),
-                        Self::locate_decode_error(&body),
-                        &error,
-                        &body,
-                    ))),
-                ),
-                Err(error) => Err(crate::Error::from(error).with_operation(Self::META.id)),
+                Err(error) => Err(client_error::<Self>(error)),
             }
         }
+    }
+
+    /// Sends the request and returns the decoded body (what [`Operation::call`] returns) with
+    /// the status and headers of the final attempt and the number of attempts made; JSON, byte
+    /// streams (the body not yet read) and empty answers alike. Errors as for `call`.
+    ///
+    /// ```no_run
+    /// use creditdata_client::prelude::*;
+    ///
+    /// async fn show(client: &Client, id: uuid::Uuid) -> Result<()> {
+    ///     let answer = client.get_session().session_id(id).call_with_response().await?;
+    ///     println!("{} after {} attempt(s), request id {:?}", answer.status, answer.attempts,
+    ///         answer.headers.get("x-request-id"));
+    ///     println!("{}", answer.body.customer_progress_status);
+    ///     Ok(())
+    /// }
+    /// ```
+    fn call_with_response(
+        self,
+    ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send
+    where
+        Self: Send,
+        Self::ErrorBody: serde::Serialize,
+    {
+        async move {
+            let attempts = Arc::new(AtomicU32::new(0));
+            let sent = counting_attempts(Arc::clone(&attempts), self.send()).await;
+            match sent {
+                Ok(value) => {
+                    let status = value.status();
+                    let headers = value.headers().clone();
+                    Ok(CallResponse::new(
+                        value.into_inner(),
+                        status,
+                        headers,
+                        attempts.load(Ordering::Relaxed),
+                    ))
+                }
+                Err(error) => Err(client_error::<Self>(error)),
+            }
+        }
+    }
+
+    /// This operation with per-call options (a deadline, a retry policy, extra headers): see
+    /// [`crate::call_options`]. Every builder has it as an inherent method too.
+    fn options(self, options: CallOptions) -> WithOptions<Self> {
+        WithOptions::new(self, options)
     }
 
     /// Sends the request (the generated builder's own `send`): progenitor's `ResponseValue`
@@ -103,6 +147,25 @@ pub trait Operation: Sized {
     fn locate_decode_error(body: &[u8]) -> Option<String> {
         let _ = body;
         None
+    }
+}
+
+/// progenitor's error of `O`'s `send()` as the client's, naming the operation (and, for a body
+/// that does not decode, where it failed).
+fn client_error<O: Operation>(error: ProgenitorError<O::ErrorBody>) -> crate::Error
+where
+    O::ErrorBody: serde::Serialize,
+{
+    match error {
+        ProgenitorError::InvalidResponsePayload(body, error) => {
+            crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
+                Some(O::META.id),
+                O::locate_decode_error(&body),
+                &error,
+                &body,
+            )))
+        }
+        error => crate::Error::from(error).with_operation(O::META.id),
     }
 }
 

@@ -46,6 +46,7 @@ use futures_util::StreamExt as _;
 use uuid::Uuid;
 
 use crate::Client;
+use crate::call_options::CallOptions;
 use crate::error::Error;
 
 pub use crate::generated_datasets::{Dataset, SessionDatasets};
@@ -163,6 +164,7 @@ pub struct SessionDatasetsRequest<'a> {
     concurrency: usize,
     include_deprecated: bool,
     left_out: Vec<Dataset>,
+    options: Option<CallOptions>,
 }
 
 impl SessionDatasetsRequest<'_> {
@@ -189,16 +191,35 @@ impl SessionDatasetsRequest<'_> {
         self
     }
 
+    /// Options for every read (and the one read of the session after `404`s): see
+    /// [`crate::call_options`]. The timeout is each read's deadline; bound the whole with
+    /// `tokio::time::timeout`.
+    pub fn options(mut self, options: CallOptions) -> Self {
+        self.options = Some(match self.options.take() {
+            Some(earlier) => earlier.then(options),
+            None => options,
+        });
+        self
+    }
+
     /// Reads the datasets (what `.await` does). The one error is a session that does not
     /// exist (every dataset answered `404`, and so did the session); any other failure stays
     /// with its dataset.
-    pub async fn fetch(self) -> Result<SessionDatasets, Error> {
+    pub async fn fetch(mut self) -> Result<SessionDatasets, Error> {
+        match self.options.take() {
+            Some(options) => Box::pin(options.scope(self.fetch_all())).await,
+            None => self.fetch_all().await,
+        }
+    }
+
+    async fn fetch_all(self) -> Result<SessionDatasets, Error> {
         let SessionDatasetsRequest {
             client,
             session_id,
             concurrency,
             include_deprecated,
             left_out,
+            options: _,
         } = self;
         let wanted = Dataset::ALL
             .into_iter()
@@ -247,6 +268,7 @@ impl Client {
             concurrency: DEFAULT_CONCURRENCY,
             include_deprecated: false,
             left_out: Vec::new(),
+            options: None,
         }
     }
 

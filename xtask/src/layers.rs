@@ -86,6 +86,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("error::api", 1),
     ("error::decode", 1),
     ("operation", 2),
+    ("call_options", 2),
     ("limits", 2),
     ("rate_limit", 2),
     ("environment", 2),

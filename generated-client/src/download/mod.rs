@@ -36,7 +36,9 @@
 //!   connection broke) or runs long is an [`Error::Download`]. A stalled body fails with
 //!   [`Error::Timeout`] after the client's idle-read timeout
 //!   ([`ClientBuilder::read_timeout`](crate::ClientBuilder::read_timeout)); no total timeout
-//!   cuts a slow but moving download short.
+//!   cuts a slow but moving download short, unless the call was given a deadline
+//!   ([`CallOptions::timeout`](crate::call_options::CallOptions::timeout)), which covers
+//!   reading the body too.
 //! - **Atomic files**: [`Download::save`] writes a temporary file in the target's directory,
 //!   flushes it to disk (`fsync`), then renames it over the target. On any failure, or if the
 //!   future is dropped, the temporary file is removed and the target is left as it was. The file

@@ -192,12 +192,21 @@ impl fmt::Debug for ApiError {
         f.debug_struct("ApiError")
             .field("operation", &self.operation)
             .field("status", &self.status)
-            .field(
-                "header_names",
-                &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
-            )
+            .field("header_names", &HeaderNames(&self.headers))
             .field("problem", &self.problem.as_ref().map(ProblemOutline))
             .field("body_len", &self.body.len())
+            .finish()
+    }
+}
+
+/// A header map's `Debug` as its names only: values may be cookies or tokens (`Set-Cookie`, a
+/// proxy's echo of `Authorization`), and which ones are secret cannot be told from the name.
+pub(crate) struct HeaderNames<'a>(pub(crate) &'a HeaderMap);
+
+impl fmt::Debug for HeaderNames<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.keys().map(|k| k.as_str()))
             .finish()
     }
 }

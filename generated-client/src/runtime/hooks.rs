@@ -14,6 +14,7 @@ use super::ClientState;
 use crate::Client;
 use crate::auth::{AccessToken, Authenticator};
 use crate::body_limits::limit_body;
+use crate::call_options::ActiveOptions;
 use crate::error::{ApiError, CarriedError, Error, MAX_ERROR_BODY};
 use crate::operation::{OperationMeta, ResponseKind};
 #[cfg(feature = "rate-limit")]
@@ -71,7 +72,7 @@ impl Client {
     /// held whole nor bounded by the whole-body limit and timeout (its reader bounds it).
     pub(crate) async fn exec_as(
         &self,
-        request: reqwest::Request,
+        mut request: reqwest::Request,
         info: &OperationInfo,
         response: ResponseKind,
     ) -> reqwest::Result<reqwest::Response> {
@@ -93,15 +94,36 @@ impl Client {
         if let Some(error) = crate::limits::violation(&request, operation) {
             return Ok(carrier(error));
         }
+        // Read once: the call's own options, when it was made with some (`call_options`).
+        let options = crate::call_options::active();
+        if let Some(options) = &options
+            && let Err(error) = options.add_headers(&mut request, operation)
+        {
+            return Ok(carrier(error));
+        }
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
-            self.execute_with_policy(request, meta, response, operation, &mut record)
-                .await
+            self.execute(
+                request,
+                meta,
+                response,
+                operation,
+                options.as_ref(),
+                &mut record,
+            )
+            .await
         } else {
             let started = Instant::now();
             let outcome = self
-                .execute_with_policy(request, meta, response, operation, &mut record)
+                .execute(
+                    request,
+                    meta,
+                    response,
+                    operation,
+                    options.as_ref(),
+                    &mut record,
+                )
                 .instrument(span.clone())
                 .await;
             // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -112,6 +134,9 @@ impl Client {
             span.record("duration_ms", started.elapsed().as_millis() as u64);
             outcome
         };
+        if let Some(options) = &options {
+            options.report_attempts(record.attempts);
+        }
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
@@ -141,6 +166,14 @@ struct CallRecord {
     status: Option<u16>,
 }
 
+/// The operation a call is for, and how its success body is delivered.
+#[derive(Clone, Copy)]
+struct Called {
+    meta: &'static OperationMeta,
+    response: ResponseKind,
+    operation: &'static str,
+}
+
 /// What became of one attempt.
 enum Attempt {
     /// A response to hand to the generated code.
@@ -152,16 +185,107 @@ enum Attempt {
 }
 
 impl Client {
-    /// One call: attempts, token handling and error capture (see the module documentation).
-    async fn execute_with_policy(
+    /// One call, with the client's settings or the call's own options.
+    async fn execute(
         &self,
         request: reqwest::Request,
         meta: &'static OperationMeta,
         response: ResponseKind,
         operation: &'static str,
+        options: Option<&ActiveOptions>,
         record: &mut CallRecord,
     ) -> Result<reqwest::Response, Error> {
-        let policy = &self.inner().inner.retry;
+        let Some(options) = options else {
+            let policy = &self.inner().inner.retry;
+            return self
+                .execute_with_policy(
+                    request,
+                    Called {
+                        meta,
+                        response,
+                        operation,
+                    },
+                    policy,
+                    None,
+                    record,
+                )
+                .await;
+        };
+        // Boxed, like the other rare paths: a call without options keeps a small future.
+        Box::pin(self.execute_with_options(request, meta, response, operation, options, record))
+            .await
+    }
+
+    /// One call under its own options: its retry policy, and its deadline over everything
+    /// (see [`crate::call_options`]).
+    async fn execute_with_options(
+        &self,
+        request: reqwest::Request,
+        meta: &'static OperationMeta,
+        response: ResponseKind,
+        operation: &'static str,
+        options: &ActiveOptions,
+        record: &mut CallRecord,
+    ) -> Result<reqwest::Response, Error> {
+        let policy = options.retry.as_ref().unwrap_or(&self.inner().inner.retry);
+        // A deadline too far to represent (`Duration::MAX`) is no deadline.
+        let Some((timeout, deadline)) = options
+            .timeout
+            .and_then(|timeout| Some((timeout, Instant::now().checked_add(timeout)?)))
+        else {
+            return self
+                .execute_with_policy(
+                    request,
+                    Called {
+                        meta,
+                        response,
+                        operation,
+                    },
+                    policy,
+                    None,
+                    record,
+                )
+                .await;
+        };
+        let call = self.execute_with_policy(
+            request,
+            Called {
+                meta,
+                response,
+                operation,
+            },
+            policy,
+            Some(deadline),
+            record,
+        );
+        let outcome = tokio::time::timeout_at(deadline, call).await;
+        let passed = Err(Error::DeadlineExceeded {
+            operation: Some(operation),
+            attempts: record.attempts,
+            timeout,
+        });
+        match outcome {
+            // An attempt cut short by the deadline's share of its request timeout.
+            Ok(Err(Error::Timeout { .. })) if Instant::now() >= deadline => passed,
+            Ok(outcome) => outcome,
+            Err(_elapsed) => passed,
+        }
+    }
+
+    /// One call: attempts, token handling and error capture (see the module documentation).
+    async fn execute_with_policy(
+        &self,
+        request: reqwest::Request,
+        called: Called,
+        policy: &RetryPolicy,
+        deadline: Option<Instant>,
+        record: &mut CallRecord,
+    ) -> Result<reqwest::Response, Error> {
+        let Called {
+            meta,
+            response,
+            operation,
+        } = called;
         // Attempts made, the retry after a 401 included (what errors report).
         let mut attempts: u32 = 0;
         // Attempts counted against the policy (the retry after a 401 is not one of them).
@@ -215,7 +339,14 @@ impl Client {
                                 operation: Some(operation),
                                 source,
                             };
-                            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
+                            match wait_before_retry(
+                                policy,
+                                counted,
+                                retry_clock,
+                                deadline,
+                                error,
+                                verdict,
+                            ) {
                                 Ok(delay) => {
                                     Box::pin(tokio::time::sleep(delay)).await;
                                     continue;
@@ -246,6 +377,9 @@ impl Client {
                     .insert(AUTHORIZATION, token.header().clone());
             }
 
+            if let Some(deadline) = deadline {
+                bound_by_deadline(&mut this_try, response, state.request_timeout, deadline);
+            }
             let outcome = self
                 .attempt(this_try, meta, response, operation, attempts, token, record)
                 .await;
@@ -273,7 +407,7 @@ impl Client {
             if !can_repeat {
                 return Err(error);
             }
-            match wait_before_retry(policy, counted, retry_clock, error, verdict) {
+            match wait_before_retry(policy, counted, retry_clock, deadline, error, verdict) {
                 Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
                 Err(error) => return Err(error),
             }
@@ -291,11 +425,13 @@ fn report_throttling(limiter: Option<&RateLimiter>, admission: Admission, outcom
     }
 }
 
-/// The wait before the next attempt, or the error to return when there is none.
+/// The wait before the next attempt, or the error to return when there is none (a retry that
+/// could not start before the call's deadline is none).
 fn wait_before_retry(
     policy: &RetryPolicy,
     counted: u32,
     started: Instant,
+    deadline: Option<Instant>,
     error: Error,
     verdict: Retryable,
 ) -> Result<Duration, Error> {
@@ -305,6 +441,13 @@ fn wait_before_retry(
     let Some(delay) = policy.next_delay(counted, not_before, started.elapsed()) else {
         return Err(error);
     };
+    if let Some(deadline) = deadline
+        && Instant::now()
+            .checked_add(delay)
+            .is_none_or(|end| end >= deadline)
+    {
+        return Err(error);
+    }
     tracing::debug!(
         attempt = counted,
         error = &error as &dyn std::error::Error,
@@ -369,7 +512,8 @@ impl Client {
                         operation: None,
                         source,
                     };
-                    let delay = wait_before_retry(&state.retry, counted, started, error, verdict)?;
+                    let delay =
+                        wait_before_retry(&state.retry, counted, started, None, error, verdict)?;
                     Box::pin(tokio::time::sleep(delay)).await;
                 }
             }
@@ -399,6 +543,7 @@ impl Client {
         {
             request.timeout_mut().get_or_insert(timeout);
         }
+
         let response = match self.client().execute(request).await {
             Ok(response) => response,
             Err(error) => {
@@ -465,6 +610,20 @@ impl Client {
             ),
         }
     }
+}
+
+/// Bounds one attempt by the call's deadline, body included: reqwest's request timeout is the
+/// one bound that follows the body after `exec` returns (a download's too). A JSON call's own
+/// per-attempt timeout still applies when it ends sooner.
+fn bound_by_deadline(
+    request: &mut reqwest::Request,
+    response: ResponseKind,
+    per_attempt: Option<Duration>,
+    deadline: Instant,
+) {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let own = per_attempt.filter(|_| response != ResponseKind::Stream);
+    *request.timeout_mut() = Some(own.map_or(left, |own| own.min(left)));
 }
 
 /// A success answer with no body: 204, or a `Content-Length` of zero.

@@ -10,6 +10,11 @@
 //! decodes an error body itself: body-less 401/403/404/500s and HTML pages from proxies keep
 //! their status and body.
 //!
+//! A call made with options ([`crate::call_options`]) is read from a task-local once, at the
+//! start of `exec`: its headers are added (or the call refused), its retry policy replaces the
+//! client's, and its deadline bounds the whole loop and, through each attempt's request
+//! timeout, the body read afterwards. A call without options pays one task-local lookup.
+//!
 //! # Success bodies
 //!
 //! A success body is read by the generated code after `exec` returns. For JSON calls the

@@ -3,6 +3,7 @@
 //! process-wide `tracing` subscriber.)
 
 mod auth;
+mod call_options;
 mod config;
 mod dataset_stream;
 mod decoder_properties;

@@ -1,0 +1,451 @@
+//! Per-call options (a deadline, a retry policy, extra headers) and raw responses (the decoded
+//! body with the final attempt's status and headers and the number of attempts).
+//!
+//! # Options
+//!
+//! Every operation's builder has `.options(CallOptions)`, placed last, just before `.call()`
+//! (or `.call_with_response()`, `.download()`):
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use creditdata_client::prelude::*; // CallOptions, RetryPolicy
+//!
+//! async fn show(client: &Client, id: uuid::Uuid) -> Result<()> {
+//!     let options = CallOptions::new()
+//!         .timeout(Duration::from_secs(5))
+//!         .retry(RetryPolicy::disabled())
+//!         .header("X-Correlation-Id", "7f3c2a")?;
+//!     let session = client.get_session().session_id(id).options(options).call().await?;
+//!     println!("{}", session.customer_progress_status);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! What is not set keeps the client's setting; a call without options is exactly the call it
+//! was before.
+//!
+//! - **[`timeout`](CallOptions::timeout) is a deadline for the whole call**: the waits for the
+//!   rate limiter and for a token, every attempt and the pauses between retries, and reading the
+//!   body, of a download too (a large file needs a deadline to match, or none: downloads
+//!   without one are bounded only by the client's idle-read timeout). No retry starts that
+//!   would have to wait past it. When it passes before the answer's headers arrive the error is
+//!   [`Error::DeadlineExceeded`]; when it passes while the body is being read (a download, a
+//!   slow JSON body) it is [`Error::Timeout`]. The client's per-attempt timeout of JSON calls
+//!   ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout)) still bounds
+//!   each attempt within the deadline.
+//! - **[`retry`](CallOptions::retry)** replaces the client's [`RetryPolicy`] for this call
+//!   ([`RetryPolicy::disabled`] for a single attempt). Which failures may be retried does not
+//!   change: a `POST` is still repeated only when it provably never reached the service.
+//! - **[`header`](CallOptions::header)** adds a header to every attempt. The headers the client
+//!   owns are refused when the options are built: credentials (`Authorization`,
+//!   `Proxy-Authorization`, `Cookie`), the message's framing (`Host`, `Content-Length`,
+//!   `Transfer-Encoding` and the connection's own headers), the trace context the telemetry
+//!   sends (`traceparent`, `tracestate`) and `User-Agent`
+//!   ([`ClientBuilder::user_agent`](crate::ClientBuilder::user_agent)). A header the operation's
+//!   request already carries (`Accept`, `Content-Type` of a body, `api-version`, any header
+//!   parameter of the description) is refused when the call is made, before anything is sent.
+//!   Either refusal is [`Error::InvalidRequest`] naming the header; a value is never echoed.
+//!
+//! Helpers that make several calls (`session_datasets`, `download_pdf_report`, the waits) take
+//! options through [`CallOptions::scope`]: every call made inside gets them, each with its own
+//! deadline.
+//!
+//! # Raw responses
+//!
+//! `call_with_response()` on every builder returns a [`CallResponse`]: the body `call()` would
+//! return, with the status and headers of the final attempt and how many attempts were made.
+//! Its `Debug` shows header names only (values can be cookies or tokens).
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::error::{Error, HeaderNames};
+use crate::operation::Operation;
+use crate::retry::RetryPolicy;
+
+/// Options for one call: a deadline, a retry policy, extra headers. See the
+/// [module documentation](self).
+#[derive(Clone, Default)]
+#[must_use]
+pub struct CallOptions {
+    timeout: Option<Duration>,
+    retry: Option<RetryPolicy>,
+    headers: HeaderMap,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("header_names", &HeaderNames(&self.headers))
+            .finish()
+    }
+}
+
+/// Headers no call may set, and why (the start of the refusal's message).
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "authorization",
+        "the client sends the access token itself (give the client its credentials when building it)",
+    ),
+    (
+        "proxy-authorization",
+        "proxy credentials belong to the HTTP client (ClientBuilder::http_client)",
+    ),
+    (
+        "cookie",
+        "the service does not use cookies, and a cookie is a credential the client would have to guard",
+    ),
+    ("host", "the client sends the service's host"),
+    ("content-length", "the client frames the request body"),
+    ("transfer-encoding", "the client frames the request body"),
+    (
+        "connection",
+        "the connection's headers belong to the HTTP client",
+    ),
+    (
+        "keep-alive",
+        "the connection's headers belong to the HTTP client",
+    ),
+    (
+        "proxy-connection",
+        "the connection's headers belong to the HTTP client",
+    ),
+    ("te", "the connection's headers belong to the HTTP client"),
+    (
+        "trailer",
+        "the connection's headers belong to the HTTP client",
+    ),
+    (
+        "upgrade",
+        "the connection's headers belong to the HTTP client",
+    ),
+    (
+        "expect",
+        "the connection's headers belong to the HTTP client",
+    ),
+    (
+        "traceparent",
+        "the client sends the trace context of the active span",
+    ),
+    (
+        "tracestate",
+        "the client sends the trace context of the active span",
+    ),
+    (
+        "user-agent",
+        "the client's user agent is set once (ClientBuilder::user_agent)",
+    ),
+];
+
+impl CallOptions {
+    /// No options: every setting is the client's.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// A deadline for the whole call, retries included (see the [module documentation](self)).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The retry policy of this call instead of the client's ([`RetryPolicy::disabled`]: one
+    /// attempt).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Adds `name: value` to every attempt of the call, replacing an earlier value given here
+    /// for the same name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRequest`] naming the header when `name` is not a header name, `value`
+    /// is not a header value (visible ASCII, spaces and tabs), or the client owns the header
+    /// (see the [module documentation](self)).
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        let refuse = |message: String| Error::InvalidRequest {
+            operation: None,
+            message,
+        };
+        let Ok(parsed) = HeaderName::from_bytes(name.as_bytes()) else {
+            return Err(refuse(format!(
+                "{name:?} is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only"
+            )));
+        };
+        if let Some((_, why)) = REFUSED
+            .iter()
+            .find(|(refused, _)| *refused == parsed.as_str())
+        {
+            return Err(refuse(format!(
+                "the header `{name}` cannot be set per call: {why}"
+            )));
+        }
+        // The value is not shown: it may be a secret.
+        let Ok(value) = HeaderValue::from_str(value) else {
+            return Err(refuse(format!(
+                "the value given for the header `{name}` is not a header value: use visible \
+                 ASCII, spaces and tabs, without line breaks"
+            )));
+        };
+        self.headers.insert(parsed, value);
+        Ok(self)
+    }
+
+    /// Runs `future` with these options for every call it makes: for helpers that make several
+    /// calls (`client.session_datasets(id)`, `client.download_pdf_report(..)`, the waits).
+    /// Each call gets its own deadline. Options given to a builder inside take precedence,
+    /// setting by setting (headers: name by name).
+    pub fn scope<F>(self, future: F) -> impl Future<Output = F::Output>
+    where
+        F: IntoFuture,
+    {
+        let future = future.into_future();
+        // Read when first polled: the enclosing scope is the one the future runs in.
+        async move { CALL.scope(CallScope::within_current(self), future).await }
+    }
+
+    /// These options, with what `later` sets replacing what they set (headers name by name).
+    pub fn then(mut self, later: CallOptions) -> CallOptions {
+        if later.timeout.is_some() {
+            self.timeout = later.timeout;
+        }
+        if later.retry.is_some() {
+            self.retry = later.retry;
+        }
+        for (name, value) in later.headers {
+            if let Some(name) = name {
+                self.headers.insert(name, value);
+            }
+        }
+        self
+    }
+}
+
+tokio::task_local! {
+    /// The options of the calls made by the current task's future, and where `call_with_response`
+    /// wants the number of attempts. Set around a call's future, read once by the runtime at the
+    /// start of each call: the generated builders carry no field for it.
+    static CALL: CallScope;
+}
+
+struct CallScope {
+    options: CallOptions,
+    /// Where the runtime writes the attempts of the call `call_with_response` is making.
+    attempts: Option<Arc<AtomicU32>>,
+}
+
+impl CallScope {
+    /// `options` over those of the enclosing scope, keeping its attempt counter.
+    fn within_current(options: CallOptions) -> CallScope {
+        match CALL.try_with(|outer| (outer.options.clone(), outer.attempts.clone())) {
+            Ok((outer, attempts)) => CallScope {
+                options: outer.then(options),
+                attempts,
+            },
+            Err(_) => CallScope {
+                options,
+                attempts: None,
+            },
+        }
+    }
+}
+
+/// What the runtime reads at the start of a call made inside a scope.
+pub(crate) struct ActiveOptions {
+    /// The deadline of the call.
+    pub(crate) timeout: Option<Duration>,
+    /// The retry policy replacing the client's.
+    pub(crate) retry: Option<RetryPolicy>,
+    /// Extra headers, already checked against the headers no call may set.
+    pub(crate) headers: HeaderMap,
+    attempts: Option<Arc<AtomicU32>>,
+}
+
+impl ActiveOptions {
+    /// Tells `call_with_response`, if it is waiting, how many attempts the call made.
+    pub(crate) fn report_attempts(&self, attempts: u32) {
+        if let Some(counter) = &self.attempts {
+            counter.store(attempts, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The options of the call starting now, when it runs inside a scope (`None`, at the cost of
+/// one thread-local lookup, for a call without options).
+pub(crate) fn active() -> Option<ActiveOptions> {
+    CALL.try_with(|scope| ActiveOptions {
+        timeout: scope.options.timeout,
+        retry: scope.options.retry.clone(),
+        headers: scope.options.headers.clone(),
+        attempts: scope.attempts.clone(),
+    })
+    .ok()
+}
+
+/// An operation with options, from the builder's `.options(..)`: send it with `call()`,
+/// `call_with_response()` or (byte streams) `download()`.
+#[derive(Debug, Clone)]
+#[must_use = "nothing is sent until `call()` (or `call_with_response()`, `download()`) is awaited"]
+pub struct WithOptions<O> {
+    operation: O,
+    options: CallOptions,
+}
+
+impl<O: Operation> WithOptions<O> {
+    pub(crate) fn new(operation: O, options: CallOptions) -> Self {
+        WithOptions { operation, options }
+    }
+
+    /// More options: what `options` sets replaces what was set before.
+    pub fn options(mut self, options: CallOptions) -> Self {
+        self.options = self.options.then(options);
+        self
+    }
+
+    /// Sends the request with the options; see [`Operation::call`].
+    pub fn call(self) -> impl Future<Output = crate::Result<O::Output>> + Send
+    where
+        O: Send,
+        O::ErrorBody: serde::Serialize,
+    {
+        <Self as Operation>::call(self)
+    }
+
+    /// Sends the request with the options; see [`Operation::call_with_response`].
+    pub fn call_with_response(
+        self,
+    ) -> impl Future<Output = crate::Result<CallResponse<O::Output>>> + Send
+    where
+        O: Send,
+        O::ErrorBody: serde::Serialize,
+    {
+        <Self as Operation>::call_with_response(self)
+    }
+}
+
+impl<O: Operation + Send> Operation for WithOptions<O> {
+    type Output = O::Output;
+    type ErrorBody = O::ErrorBody;
+    const META: &'static crate::operation::OperationMeta = O::META;
+
+    fn send(
+        self,
+    ) -> impl Future<
+        Output = Result<
+            progenitor_client::ResponseValue<Self::Output>,
+            progenitor_client::Error<Self::ErrorBody>,
+        >,
+    > + Send {
+        let WithOptions { operation, options } = self;
+        // Read when first polled, inside `call_with_response`'s scope when there is one.
+        async move {
+            CALL.scope(CallScope::within_current(options), operation.send())
+                .await
+        }
+    }
+
+    fn locate_decode_error(body: &[u8]) -> Option<String> {
+        O::locate_decode_error(body)
+    }
+}
+
+/// Runs `future` (one call's `send()`) counting its attempts into `attempts`, with the options
+/// of the enclosing scope.
+pub(crate) fn counting_attempts<F: IntoFuture>(
+    attempts: Arc<AtomicU32>,
+    future: F,
+) -> impl Future<Output = F::Output> {
+    let future = future.into_future();
+    async move {
+        let options = CALL
+            .try_with(|outer| outer.options.clone())
+            .unwrap_or_default();
+        let scope = CallScope {
+            options,
+            attempts: Some(attempts),
+        };
+        CALL.scope(scope, future).await
+    }
+}
+
+/// A call's decoded body with the status and headers of its final attempt and the number of
+/// attempts made (`call_with_response()`).
+///
+/// Its `Debug` shows the body's type, the status, the attempts and the header names: header
+/// values can be cookies or tokens, and the body personal data.
+#[non_exhaustive]
+pub struct CallResponse<T> {
+    /// The decoded body, as `call()` returns it.
+    pub body: T,
+    /// The status of the final attempt.
+    pub status: StatusCode,
+    /// The headers of the final attempt (request ids for a support ticket, rate-limit state).
+    pub headers: HeaderMap,
+    /// Attempts made, the first included (the one after a refused token too).
+    pub attempts: u32,
+}
+
+impl<T> CallResponse<T> {
+    pub(crate) fn new(body: T, status: StatusCode, headers: HeaderMap, attempts: u32) -> Self {
+        CallResponse {
+            body,
+            status,
+            headers,
+            attempts,
+        }
+    }
+
+    /// The body alone.
+    pub fn into_body(self) -> T {
+        self.body
+    }
+}
+
+impl<T> fmt::Debug for CallResponse<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallResponse")
+            .field("body", &std::any::type_name::<T>())
+            .field("status", &self.status)
+            .field("header_names", &HeaderNames(&self.headers))
+            .field("attempts", &self.attempts)
+            .finish()
+    }
+}
+
+impl ActiveOptions {
+    /// Adds the extra headers to `request`, or refuses the call when its request already
+    /// carries one of them (the client set it: `Accept`, `Content-Type`, a header parameter).
+    pub(crate) fn add_headers(
+        &self,
+        request: &mut reqwest::Request,
+        operation: &'static str,
+    ) -> Result<(), Error> {
+        if let Some(name) = self
+            .headers
+            .keys()
+            .find(|name| request.headers().contains_key(*name))
+        {
+            return Err(Error::InvalidRequest {
+                operation: Some(operation),
+                message: format!(
+                    "the header `{name}` cannot be set per call: the client sets it on this \
+                     operation's request"
+                ),
+            });
+        }
+        for (name, value) in &self.headers {
+            request.headers_mut().insert(name.clone(), value.clone());
+        }
+        Ok(())
+    }
+}
