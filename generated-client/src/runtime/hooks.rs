@@ -1,6 +1,7 @@
 //! progenitor's `ClientHooks` for the generated `Client`, above it: every call's token, attempts,
 //! retries, error capture and tracing span, and [`Client::access_token`] on the same loop.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,6 +63,15 @@ impl ClientHooks<ClientState> for Client {
         if let Some(error) = crate::limits::violation(&request, operation) {
             return Ok(carrier(error));
         }
+        #[cfg(feature = "opentelemetry")]
+        {
+            record.telemetry = self
+                .inner()
+                .inner
+                .telemetry
+                .as_ref()
+                .map(|t| t.call(meta, operation));
+        }
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
@@ -81,6 +91,10 @@ impl ClientHooks<ClientState> for Client {
             span.record("duration_ms", started.elapsed().as_millis() as u64);
             outcome
         };
+        #[cfg(feature = "opentelemetry")]
+        if let Some(telemetry) = record.telemetry.take() {
+            telemetry.ended(outcome.as_ref().map(|_| ()));
+        }
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
@@ -121,9 +135,14 @@ fn carrier_of(error: Arc<Error>) -> reqwest::Response {
 
 /// What the span of a call reports.
 #[derive(Default)]
-struct CallRecord {
+struct CallRecord<'a> {
     attempts: u32,
     status: Option<u16>,
+    /// The call's OpenTelemetry span and instruments, when the client reports to them.
+    #[cfg(feature = "opentelemetry")]
+    telemetry: Option<crate::telemetry::CallTelemetry<'a>>,
+    #[cfg(not(feature = "opentelemetry"))]
+    telemetry: std::marker::PhantomData<&'a ()>,
 }
 
 /// What became of one attempt.
@@ -143,7 +162,7 @@ impl Client {
         request: reqwest::Request,
         meta: &'static OperationMeta,
         operation: &'static str,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
         let policy = &self.inner().inner.retry;
         // Attempts made, the retry after a 401 included (what errors report).
@@ -166,7 +185,16 @@ impl Client {
             #[cfg(feature = "rate-limit")]
             let admission = match &state.rate_limiter {
                 // Boxed: the common path (no limiter) keeps a small future.
-                Some(limiter) => Some(Box::pin(limiter.acquire()).await),
+                Some(limiter) => {
+                    #[cfg(feature = "opentelemetry")]
+                    let waiting_since = Instant::now();
+                    let admission = Box::pin(limiter.acquire()).await;
+                    #[cfg(feature = "opentelemetry")]
+                    if let Some(telemetry) = &record.telemetry {
+                        telemetry.rate_limit_waited(waiting_since);
+                    }
+                    Some(admission)
+                }
                 None => None,
             };
             // The retry policy's `max_elapsed` counts from the first admission: time spent
@@ -179,8 +207,8 @@ impl Client {
                 None => None,
                 Some(auth) => {
                     let token = match &token_to_replace {
-                        Some(old) => auth.refresh_after_rejection(old).await,
-                        None => auth.token().await,
+                        Some(old) => in_call(record, auth.refresh_after_rejection(old)).await,
+                        None => in_call(record, auth.token()).await,
                     };
                     match token {
                         Ok(token) => Some(token),
@@ -230,9 +258,21 @@ impl Client {
                     .insert(AUTHORIZATION, token.header().clone());
             }
 
+            #[cfg(feature = "opentelemetry")]
+            let attempt_telemetry = record
+                .telemetry
+                .as_ref()
+                .map(|t| t.attempt_started(&mut this_try, attempts));
             let outcome = self
                 .attempt(this_try, meta, operation, attempts, token, record)
                 .await;
+            #[cfg(feature = "opentelemetry")]
+            let outcome = match (&record.telemetry, attempt_telemetry) {
+                (Some(telemetry), Some(attempt)) => {
+                    attempt_reported(telemetry, attempt, outcome, meta)
+                }
+                _ => outcome,
+            };
             #[cfg(feature = "rate-limit")]
             if let Some(admission) = admission {
                 report_throttling(state.rate_limiter.as_ref(), admission, &outcome);
@@ -261,6 +301,56 @@ impl Client {
                 Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
                 Err(error) => return Err(error),
             }
+        }
+    }
+}
+
+/// `future` (a token request) inside the call's OpenTelemetry context, when it has one.
+#[cfg(feature = "opentelemetry")]
+async fn in_call<F: Future>(record: &CallRecord<'_>, future: F) -> F::Output {
+    match &record.telemetry {
+        Some(telemetry) => telemetry.in_call(future).await,
+        None => future.await,
+    }
+}
+
+#[cfg(not(feature = "opentelemetry"))]
+fn in_call<F: Future>(_: &CallRecord<'_>, future: F) -> F {
+    future
+}
+
+/// Ends an attempt's span and records its duration; a streamed body counts its bytes.
+#[cfg(feature = "opentelemetry")]
+fn attempt_reported(
+    telemetry: &crate::telemetry::CallTelemetry<'_>,
+    attempt: crate::telemetry::AttemptTelemetry,
+    outcome: Attempt,
+    meta: &OperationMeta,
+) -> Attempt {
+    use crate::telemetry::AttemptEnd;
+    match outcome {
+        Attempt::Done(response) => {
+            telemetry.attempt_ended(
+                attempt,
+                AttemptEnd::Status(response.status().as_u16(), None),
+            );
+            if meta.response == ResponseKind::Stream {
+                Attempt::Done(telemetry.count_body(response))
+            } else {
+                Attempt::Done(response)
+            }
+        }
+        Attempt::Refused(token, error) => {
+            telemetry.attempt_ended(attempt, AttemptEnd::Status(401, Some(&error)));
+            Attempt::Refused(token, error)
+        }
+        Attempt::Failed(error, verdict) => {
+            let end = match &error {
+                Error::Api(api) => AttemptEnd::Status(api.status.as_u16(), Some(&error)),
+                other => AttemptEnd::Failed(other),
+            };
+            telemetry.attempt_ended(attempt, end);
+            Attempt::Failed(error, verdict)
         }
     }
 }
@@ -368,7 +458,7 @@ impl Client {
         operation: &'static str,
         attempt: u32,
         token: Option<AccessToken>,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Attempt {
         let state = &self.inner().inner;
         // JSON calls: a total timeout per attempt, which reqwest applies to the body as well.
