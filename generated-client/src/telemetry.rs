@@ -285,26 +285,29 @@ impl CallTelemetry<'_> {
         if status == Some(429) {
             self.telemetry.throttled.add(1, &self.own_attributes());
         }
-        let mut attributes = Vec::with_capacity(6);
-        attributes.push(KeyValue::new("http.request.method", attempt.method));
-        attributes.push(KeyValue::new(
-            "server.address",
-            self.telemetry.server_address.clone(),
-        ));
-        attributes.push(KeyValue::new("server.port", self.telemetry.server_port));
-        if !self.meta.path.is_empty() {
-            attributes.push(self.template());
+        // On the stack: this runs on every attempt, provider or not.
+        let unused = || KeyValue::new("", 0);
+        let mut attributes = [
+            KeyValue::new("http.request.method", attempt.method),
+            KeyValue::new("server.address", self.telemetry.server_address.clone()),
+            KeyValue::new("server.port", self.telemetry.server_port),
+            unused(),
+            unused(),
+            unused(),
+        ];
+        let mut used = 3;
+        let optional = [
+            (!self.meta.path.is_empty()).then(|| self.template()),
+            status.map(|status| KeyValue::new("http.response.status_code", i64::from(status))),
+            error_type
+                .as_ref()
+                .map(|kind| KeyValue::new("error.type", kind.clone())),
+        ];
+        for attribute in optional.into_iter().flatten() {
+            attributes[used] = attribute;
+            used += 1;
         }
-        if let Some(status) = status {
-            attributes.push(KeyValue::new(
-                "http.response.status_code",
-                i64::from(status),
-            ));
-        }
-        if let Some(kind) = &error_type {
-            attributes.push(KeyValue::new("error.type", kind.clone()));
-        }
-        self.telemetry.duration.record(elapsed, &attributes);
+        self.telemetry.duration.record(elapsed, &attributes[..used]);
         if let Some(context) = attempt.context.filter(|_| self.recording) {
             let span = context.span();
             if let Some(status) = status {
