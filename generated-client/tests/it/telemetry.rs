@@ -342,6 +342,37 @@ async fn a_call_without_a_span_around_it_starts_its_own_trace() {
     assert_eq!(sent, [traceparent_of(attempts[0])]);
 }
 
+#[tokio::test]
+async fn a_wait_for_the_rate_limiter_is_a_span_of_its_own_in_the_call() {
+    let server = MockServer::start().await;
+    mount_session(&server, session_id()).await;
+    pipeline();
+    // One request per second, no burst: the second call waits for the first one's slot.
+    let client = Client::builder()
+        .base_url(server.uri())
+        .bearer_token("static-secret-token")
+        .rate_limit(
+            creditdata_client::rate_limit::RateLimit::new(1, std::time::Duration::from_secs(1))
+                .burst(1),
+        )
+        .build()
+        .unwrap();
+    let (first, result) = traced(client.get_session().session_id(session_id()).call()).await;
+    result.unwrap();
+    let (second, result) = traced(client.get_session().session_id(session_id()).call()).await;
+    result.unwrap();
+    assert!(
+        named(&spans_of(first), "creditdata.rate_limit.wait").is_empty(),
+        "the first call was admitted at once"
+    );
+    let spans = spans_of(second);
+    let (call, _) = call_and_attempts(&spans);
+    let waits = named(&spans, "creditdata.rate_limit.wait");
+    assert_eq!(waits.len(), 1, "{spans:#?}");
+    assert_eq!(waits[0].parent_span_id, call.span_context.span_id());
+    assert!(waits[0].end_time > waits[0].start_time);
+}
+
 /// The data points of metric `name` in the last export, with the metric's unit.
 fn metric_points(exported: &[ResourceMetrics], name: &str) -> (String, Vec<Point>) {
     let last = exported.last().expect("an export");
