@@ -1,5 +1,6 @@
 //! progenitor's `ClientHooks` for the generated `Client`, above it: every call's token, attempts,
-//! retries, error capture and tracing span, and [`Client::access_token`] on the same loop.
+//! retries, error capture, tracing span and OpenTelemetry report (`crate::telemetry`), and
+//! [`Client::access_token`] on the same loop.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -776,6 +776,23 @@ async fn no_span_event_attribute_or_metric_of_any_operation_carries_personal_dat
         );
     }
     assert_eq!(calls, creditdata_client::operations::ALL.len() * 5);
+    // The paths were taken: a refresh after a 401 for every operation, resends, transport
+    // failures (so the search below looks at what each path emits).
+    let rejected = spans
+        .iter()
+        .filter(|span| string(span, "creditdata.token.reason").as_deref() == Some("rejected"))
+        .count();
+    assert!(rejected >= creditdata_client::operations::ALL.len());
+    assert!(
+        spans
+            .iter()
+            .any(|span| int(span, "http.request.resend_count") == Some(1))
+    );
+    assert!(
+        spans
+            .iter()
+            .any(|span| string(span, "error.type").as_deref() == Some("connect"))
+    );
     let everything = format!("{spans:#?}\n{metrics:#?}").to_lowercase();
     assert!(everything.contains("redacted"), "url.full was exported");
     let encoded_email = EMAIL.replace('@', "%40");
