@@ -165,6 +165,11 @@ impl Setup {
             .enable_all()
             .build()
             .unwrap();
+        // `OVERHEAD_TELEMETRY=sdk`: the OpenTelemetry SDK's providers are set before the client
+        // is built, as an application sets them (BENCHMARKS.md, "Telemetry").
+        if std::env::var("OVERHEAD_TELEMETRY").as_deref() == Ok("sdk") {
+            install_sdk_providers();
+        }
         // The same reqwest settings on both sides (the builder's defaults made explicit).
         let generated = Client::builder()
             .base_url(&base)
@@ -321,6 +326,25 @@ fn instructions_only(side: &str, setup: &Setup) {
             }
         }
     });
+}
+
+/// The SDK's tracer provider (every span sampled, exported to memory as it ends: the whole cost
+/// on the calling thread), meter provider (a periodic reader whose export runs on its own
+/// thread) and the W3C propagator, as global providers.
+fn install_sdk_providers() {
+    use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_simple_exporter(InMemorySpanExporter::default())
+        .build();
+    let meter_provider = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(InMemoryMetricExporter::default()).build())
+        .build();
+    opentelemetry::global::set_tracer_provider(tracer_provider);
+    opentelemetry::global::set_meter_provider(meter_provider);
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
 }
 
 fn main() {

@@ -543,6 +543,8 @@ impl ClientBuilder {
         );
         #[cfg(feature = "rate-limit")]
         let state = state.with_rate_limiter(self.rate_limiter);
+        #[cfg(feature = "opentelemetry")]
+        let state = state.with_telemetry(&base_url);
         Ok(Client::new_with_client(&base_url, http, state))
     }
 }

@@ -164,6 +164,8 @@ pub mod sign_in;
 pub mod source_file;
 #[cfg(feature = "statements")]
 pub mod statement;
+#[cfg(feature = "opentelemetry")]
+mod telemetry;
 mod urls;
 pub mod wait;
 

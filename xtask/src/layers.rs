@@ -90,6 +90,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("limits", 2),
     ("rate_limit", 2),
     ("environment", 2),
+    ("telemetry", 2),
     ("auth::identity_http", 3),
     ("auth::token", 4),
     ("auth::client_credentials", 5),

@@ -166,6 +166,50 @@ impl fmt::Debug for Authenticator {
     }
 }
 
+/// `grant`, its token requests reported to OpenTelemetry when the client reports there.
+#[cfg(feature = "oauth2")]
+fn traced(grant: Box<dyn token::FetchToken>) -> Box<dyn token::FetchToken> {
+    #[cfg(feature = "opentelemetry")]
+    let grant = Box::new(Traced {
+        grant,
+        obtained: std::sync::atomic::AtomicBool::new(false),
+    });
+    grant
+}
+
+/// A grant whose token requests are spans and counts (`crate::telemetry::token_request`): the
+/// cache stays free of telemetry, and only real requests to the identity provider show.
+#[cfg(all(feature = "oauth2", feature = "opentelemetry"))]
+#[derive(Debug)]
+struct Traced {
+    grant: Box<dyn token::FetchToken>,
+    /// Whether a token was obtained before: the next request then replaces one.
+    obtained: std::sync::atomic::AtomicBool,
+}
+
+#[cfg(all(feature = "oauth2", feature = "opentelemetry"))]
+impl token::FetchToken for Traced {
+    fn fetch(&self, after_rejection: bool) -> token::FetchFuture<'_> {
+        use crate::telemetry::TokenReason;
+        use std::sync::atomic::Ordering;
+        let reason = if after_rejection {
+            TokenReason::Rejected
+        } else if self.obtained.load(Ordering::Relaxed) {
+            TokenReason::Refresh
+        } else {
+            TokenReason::Fetch
+        };
+        Box::pin(async move {
+            let outcome =
+                crate::telemetry::token_request(reason, self.grant.fetch(after_rejection)).await;
+            if outcome.is_ok() {
+                self.obtained.store(true, Ordering::Relaxed);
+            }
+            outcome
+        })
+    }
+}
+
 impl Authenticator {
     /// `http` must not follow redirects; `limits` bound each request to the identity provider.
     /// Fails when a static token cannot be sent in a header, or when client credentials reach a
@@ -183,9 +227,9 @@ impl Authenticator {
             ),
             #[cfg(feature = "oauth2")]
             Credentials::ClientCredentials(credentials) => {
-                Source::Cached(TokenCache::new(Box::new(
+                Source::Cached(TokenCache::new(traced(Box::new(
                     client_credentials::ClientCredentialsGrant::new(credentials, http, limits),
-                )))
+                ))))
             }
             // `ClientBuilder::build` refuses client credentials in such a build; this is for any
             // path around it, which must fail rather than send calls unauthenticated.
@@ -197,7 +241,7 @@ impl Authenticator {
             }
             #[cfg(feature = "sign-in")]
             Credentials::SignedIn(signed_in) => {
-                Source::Cached(TokenCache::new(Box::new(signed_in.into_tokens())))
+                Source::Cached(TokenCache::new(traced(Box::new(signed_in.into_tokens()))))
             }
         };
         Ok(Authenticator {

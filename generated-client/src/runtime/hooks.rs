@@ -1,6 +1,8 @@
 //! progenitor's `ClientHooks` for the generated `Client`, above it: every call's token, attempts,
-//! retries, error capture and tracing span, and [`Client::access_token`] on the same loop.
+//! retries, error capture, tracing span and OpenTelemetry report (`crate::telemetry`), and
+//! [`Client::access_token`] on the same loop.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -101,6 +103,15 @@ impl Client {
         {
             return Ok(carrier(error));
         }
+        #[cfg(feature = "opentelemetry")]
+        {
+            record.telemetry = self
+                .inner()
+                .inner
+                .telemetry
+                .as_ref()
+                .map(|t| t.call(meta, operation));
+        }
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
@@ -137,6 +148,10 @@ impl Client {
         if let Some(options) = &options {
             options.report_attempts(record.attempts);
         }
+        #[cfg(feature = "opentelemetry")]
+        if let Some(telemetry) = record.telemetry.take() {
+            telemetry.ended(outcome.as_ref().map(|_| ()));
+        }
         match outcome {
             Ok(response) => Ok(response),
             Err(error) => Ok(carrier(error)),
@@ -161,9 +176,14 @@ fn carrier_of(error: Arc<Error>) -> reqwest::Response {
 
 /// What the span of a call reports.
 #[derive(Default)]
-struct CallRecord {
+struct CallRecord<'a> {
     attempts: u32,
     status: Option<u16>,
+    /// The call's OpenTelemetry span and instruments, when the client reports to them.
+    #[cfg(feature = "opentelemetry")]
+    telemetry: Option<crate::telemetry::CallTelemetry<'a>>,
+    #[cfg(not(feature = "opentelemetry"))]
+    telemetry: std::marker::PhantomData<&'a ()>,
 }
 
 /// The operation a call is for, and how its success body is delivered.
@@ -193,7 +213,7 @@ impl Client {
         response: ResponseKind,
         operation: &'static str,
         options: Option<&ActiveOptions>,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
         let Some(options) = options else {
             let policy = &self.inner().inner.retry;
@@ -225,7 +245,7 @@ impl Client {
         response: ResponseKind,
         operation: &'static str,
         options: &ActiveOptions,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
         let policy = options.retry.as_ref().unwrap_or(&self.inner().inner.retry);
         // A deadline too far to represent (`Duration::MAX`) is no deadline.
@@ -279,7 +299,7 @@ impl Client {
         called: Called,
         policy: &RetryPolicy,
         deadline: Option<Instant>,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
         let Called {
             meta,
@@ -306,7 +326,16 @@ impl Client {
             #[cfg(feature = "rate-limit")]
             let admission = match &state.rate_limiter {
                 // Boxed: the common path (no limiter) keeps a small future.
-                Some(limiter) => Some(Box::pin(limiter.acquire()).await),
+                Some(limiter) => {
+                    #[cfg(feature = "opentelemetry")]
+                    let waiting_since = Instant::now();
+                    let admission = Box::pin(limiter.acquire()).await;
+                    #[cfg(feature = "opentelemetry")]
+                    if let Some(telemetry) = &record.telemetry {
+                        telemetry.rate_limit_waited(waiting_since);
+                    }
+                    Some(admission)
+                }
                 None => None,
             };
             // The retry policy's `max_elapsed` counts from the first admission: time spent
@@ -319,8 +348,8 @@ impl Client {
                 None => None,
                 Some(auth) => {
                     let token = match &token_to_replace {
-                        Some(old) => auth.refresh_after_rejection(old).await,
-                        None => auth.token().await,
+                        Some(old) => in_call(record, auth.refresh_after_rejection(old)).await,
+                        None => in_call(record, auth.token()).await,
                     };
                     match token {
                         Ok(token) => Some(token),
@@ -380,9 +409,21 @@ impl Client {
             if let Some(deadline) = deadline {
                 bound_by_deadline(&mut this_try, response, state.request_timeout, deadline);
             }
+            #[cfg(feature = "opentelemetry")]
+            let attempt_telemetry = record
+                .telemetry
+                .as_ref()
+                .map(|t| t.attempt_started(&mut this_try, attempts));
             let outcome = self
                 .attempt(this_try, meta, response, operation, attempts, token, record)
                 .await;
+            #[cfg(feature = "opentelemetry")]
+            let outcome = match (&record.telemetry, attempt_telemetry) {
+                (Some(telemetry), Some(attempt)) => {
+                    attempt_reported(telemetry, attempt, outcome, meta)
+                }
+                _ => outcome,
+            };
             #[cfg(feature = "rate-limit")]
             if let Some(admission) = admission {
                 report_throttling(state.rate_limiter.as_ref(), admission, &outcome);
@@ -411,6 +452,56 @@ impl Client {
                 Ok(delay) => Box::pin(tokio::time::sleep(delay)).await,
                 Err(error) => return Err(error),
             }
+        }
+    }
+}
+
+/// `future` (a token request) inside the call's OpenTelemetry context, when it has one.
+#[cfg(feature = "opentelemetry")]
+async fn in_call<F: Future>(record: &CallRecord<'_>, future: F) -> F::Output {
+    match &record.telemetry {
+        Some(telemetry) => telemetry.in_call(future).await,
+        None => future.await,
+    }
+}
+
+#[cfg(not(feature = "opentelemetry"))]
+fn in_call<F: Future>(_: &CallRecord<'_>, future: F) -> F {
+    future
+}
+
+/// Ends an attempt's span and records its duration; a streamed body counts its bytes.
+#[cfg(feature = "opentelemetry")]
+fn attempt_reported(
+    telemetry: &crate::telemetry::CallTelemetry<'_>,
+    attempt: crate::telemetry::AttemptTelemetry,
+    outcome: Attempt,
+    meta: &OperationMeta,
+) -> Attempt {
+    use crate::telemetry::AttemptEnd;
+    match outcome {
+        Attempt::Done(response) => {
+            telemetry.attempt_ended(
+                attempt,
+                AttemptEnd::Status(response.status().as_u16(), None),
+            );
+            if meta.response == ResponseKind::Stream {
+                Attempt::Done(telemetry.count_body(response))
+            } else {
+                Attempt::Done(response)
+            }
+        }
+        Attempt::Refused(token, error) => {
+            telemetry.attempt_ended(attempt, AttemptEnd::Status(401, Some(&error)));
+            Attempt::Refused(token, error)
+        }
+        Attempt::Failed(error, verdict) => {
+            let end = match &error {
+                Error::Api(api) => AttemptEnd::Status(api.status.as_u16(), Some(&error)),
+                other => AttemptEnd::Failed(other),
+            };
+            telemetry.attempt_ended(attempt, end);
+            Attempt::Failed(error, verdict)
         }
     }
 }
@@ -534,7 +625,7 @@ impl Client {
         operation: &'static str,
         attempt: u32,
         token: Option<AccessToken>,
-        record: &mut CallRecord,
+        record: &mut CallRecord<'_>,
     ) -> Attempt {
         let state = &self.inner().inner;
         // JSON calls: a total timeout per attempt, which reqwest applies to the body as well.

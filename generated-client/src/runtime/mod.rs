@@ -60,6 +60,10 @@
 //! `duration_ms` (until the response headers arrive). Retries, token refreshes and token failures are `DEBUG` events inside it. No field or
 //! event carries a token, a secret, a body or a query value (errors show URLs with the names of
 //! their query parameters only).
+//!
+//! With the feature `opentelemetry`, the same places also report to OpenTelemetry (a call span,
+//! a `CLIENT` span per attempt with its `traceparent` sent, the metrics): `crate::telemetry`,
+//! called from `hooks.rs` at a call's start and end and around each attempt.
 
 mod hooks;
 mod path;

@@ -34,6 +34,9 @@ pub(crate) struct StateInner {
     /// Paces every attempt, shared by the client's clones ([`crate::rate_limit`]).
     #[cfg(feature = "rate-limit")]
     pub(crate) rate_limiter: Option<RateLimiter>,
+    /// The tracer and instruments calls report to (`None`: a state no builder made).
+    #[cfg(feature = "opentelemetry")]
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl fmt::Debug for ClientState {
@@ -67,6 +70,8 @@ impl ClientState {
                 origin,
                 #[cfg(feature = "rate-limit")]
                 rate_limiter: None,
+                #[cfg(feature = "opentelemetry")]
+                telemetry: None,
             }),
         }
     }
@@ -77,6 +82,18 @@ impl ClientState {
     pub(crate) fn with_rate_limiter(mut self, limiter: Option<RateLimiter>) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.rate_limiter = limiter;
+        }
+        self
+    }
+
+    #[cfg(feature = "opentelemetry")]
+    /// The same state reporting to the global OpenTelemetry providers as they are now, for the
+    /// service at `base_url`. Only for a state no clone has seen yet (the builder's).
+    pub(crate) fn with_telemetry(mut self, base_url: &str) -> Self {
+        if let (Some(inner), Ok(url)) =
+            (Arc::get_mut(&mut self.inner), reqwest::Url::parse(base_url))
+        {
+            inner.telemetry = Some(crate::telemetry::Telemetry::from_globals(&url));
         }
         self
     }

@@ -25,5 +25,6 @@ mod sign_in_trust;
 mod source_file;
 mod statement;
 mod support;
+mod telemetry;
 mod validation;
 mod wait;
