@@ -158,7 +158,7 @@ impl CallOptions {
     }
 
     /// The retry policy of this call instead of the client's ([`RetryPolicy::disabled`]: one
-    /// attempt).
+    /// attempt; a `max_attempts` of 0 counts as 1).
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = Some(policy);
         self
