@@ -46,9 +46,10 @@
 //!   parameter of the description) is refused when the call is made, before anything is sent.
 //!   Either refusal is [`Error::InvalidRequest`] naming the header; a value is never echoed.
 //!
-//! Helpers that make several calls (`session_datasets`, `download_pdf_report`, the waits) take
-//! options through [`CallOptions::scope`]: every call made inside gets them, each with its own
-//! deadline.
+//! Helpers that make several calls take options too, each call with its own deadline:
+//! `.options(..)` on `client.session_datasets(id)` and on a
+//! [`SessionFilter`](crate::paging::SessionFilter) (every page of `client.sessions(filter)`),
+//! and [`CallOptions::scope`] around any other future (`download_pdf_report`, the waits).
 //!
 //! # Raw responses
 //!
@@ -71,7 +72,7 @@ use crate::retry::RetryPolicy;
 
 /// Options for one call: a deadline, a retry policy, extra headers. See the
 /// [module documentation](self).
-#[derive(Clone, Default)]
+#[derive(Clone, Default, PartialEq, Eq)]
 #[must_use]
 pub struct CallOptions {
     timeout: Option<Duration>,
@@ -158,7 +159,7 @@ impl CallOptions {
     }
 
     /// The retry policy of this call instead of the client's ([`RetryPolicy::disabled`]: one
-    /// attempt).
+    /// attempt; a `max_attempts` of 0 counts as 1).
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = Some(policy);
         self

@@ -56,6 +56,7 @@ use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt, stream};
 use uuid::Uuid;
 
+use crate::call_options::CallOptions;
 use crate::types::{CustomerProgressStatusInput, Session};
 use crate::{Client, Error, Result};
 
@@ -83,6 +84,7 @@ pub struct SessionFilter {
     page_size: u32,
     start: u32,
     max_pages: u32,
+    options: Option<CallOptions>,
 }
 
 impl Default for SessionFilter {
@@ -99,6 +101,7 @@ impl Default for SessionFilter {
             page_size: DEFAULT_PAGE_SIZE,
             start: 0,
             max_pages: DEFAULT_MAX_PAGES,
+            options: None,
         }
     }
 }
@@ -178,6 +181,16 @@ impl SessionFilter {
     /// keep it going forever. Narrow the filter, or raise the cap, to list more.
     pub fn max_pages(mut self, pages: u32) -> Self {
         self.max_pages = pages;
+        self
+    }
+
+    /// Options for every page's call (each page gets its own deadline): see
+    /// [`crate::call_options`].
+    pub fn options(mut self, options: CallOptions) -> Self {
+        self.options = Some(match self.options.take() {
+            Some(earlier) => earlier.then(options),
+            None => options,
+        });
         self
     }
 
@@ -277,7 +290,10 @@ async fn next_page(mut cursor: Cursor) -> Result<Option<(SessionPage, Cursor)>> 
     if let Some(v) = &filter.organizational_unit_name {
         request = request.organizational_unit_name(v.clone());
     }
-    let response = request.call().await?;
+    let response = match &filter.options {
+        Some(options) => request.options(options.clone()).call().await?,
+        None => request.call().await?,
+    };
     cursor.pages += 1;
 
     let Some(paging) = response.paging else {

@@ -10,6 +10,7 @@ use creditdata_client::call_options::CallOptions;
 use creditdata_client::download::DownloadExt;
 use creditdata_client::operation::Operation;
 use creditdata_client::operations::ALL;
+use creditdata_client::paging::SessionFilter;
 use creditdata_client::retry::RetryPolicy;
 use creditdata_client::{Client, Error};
 use futures::TryStreamExt;
@@ -633,6 +634,41 @@ async fn session_datasets_take_options_for_every_read() {
             "{}",
             request.url.path()
         );
+    }
+}
+
+#[tokio::test]
+async fn every_page_of_a_session_search_takes_the_options() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/sessions"))
+        .respond_with(|request: &Request| {
+            let skip = request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == "Skip")
+                .map_or(0, |(_, v)| v.parse::<u32>().unwrap());
+            let page: Vec<_> = (skip..2.min(skip + 1))
+                .map(|n| session_json(uuid::Uuid::from_u128(u128::from(n) + 1)))
+                .collect();
+            ResponseTemplate::new(200).set_body_json(
+                json!({ "sessions": page, "paging": { "totalCount": 2, "skip": skip, "take": 1 } }),
+            )
+        })
+        .mount(&server)
+        .await;
+    let client = client_retrying(&server, 1);
+    let filter = SessionFilter::new().page_size(1).options(
+        CallOptions::new()
+            .header("X-Correlation-Id", "pages")
+            .unwrap(),
+    );
+    let sessions: Vec<_> = client.sessions(filter).try_collect().await.unwrap();
+    assert_eq!(sessions.len(), 2);
+    let seen = requests(&server).await;
+    assert_eq!(seen.len(), 2);
+    for request in &seen {
+        assert_eq!(header(request, "x-correlation-id"), Some("pages"));
     }
 }
 
