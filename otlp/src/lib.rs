@@ -34,8 +34,7 @@ pub use settings::Plan;
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the program says once if its traces cannot be sent.
-pub const EXPORT_WARNING: &str = "warning: traces could not be sent to the OTLP endpoint \
-     (OTEL_EXPORTER_OTLP_ENDPOINT); they are dropped, nothing else is affected";
+pub const EXPORT_WARNING: &str = "warning: traces could not be sent to the OTLP endpoint; they are dropped, nothing else is affected";
 
 /// How a program installs the pipeline.
 #[derive(Clone)]
