@@ -269,3 +269,82 @@ async fn turned_off_nothing_is_sent_and_a_dead_collector_changes_nothing() {
     );
     assert!(!said.contains(&closed), "{said}");
 }
+
+#[tokio::test]
+async fn a_partial_read_exit_8_still_sends_its_trace() {
+    let receiver = Receiver::start().await;
+    // Providers that take a day: `datasets all` prints what there is and exits 8.
+    let mock = MockServer::start(MockConfig {
+        provider_delay: std::time::Duration::from_secs(24 * 3600),
+        provider_error_one_in: 0,
+        ..MockConfig::default()
+    })
+    .await
+    .expect("the mock starts");
+    let work = tempfile::tempdir().unwrap();
+    let id = completed_session(&mock, work.path()).await;
+    let run = datasets_all(
+        &mock,
+        work.path(),
+        &id,
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())],
+    )
+    .await;
+    assert_eq!(run.status.code(), Some(8), "{}", stderr(&run));
+    let roots: Vec<ReceivedSpan> = receiver
+        .spans()
+        .into_iter()
+        .filter(|span| span.parent_span_id.is_empty())
+        .collect();
+    assert_eq!(roots.len(), 1, "{roots:#?}");
+    assert_eq!(roots[0].name, "creditdata datasets all");
+    assert_eq!(roots[0].attribute("process.exit.code"), Some("8"));
+}
+
+#[tokio::test]
+async fn an_export_is_one_trace_with_a_span_per_session() {
+    let receiver = Receiver::start().await;
+    let mock = crate::common::mock().await;
+    let work = tempfile::tempdir().unwrap();
+    let sessions = [
+        completed_session(&mock, work.path()).await,
+        completed_session(&mock, work.path()).await,
+    ];
+    let mut vars = vars(&mock, mock.base_url());
+    vars.push((
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        receiver.endpoint().to_owned(),
+    ));
+    let exported = creditdata(
+        work.path(),
+        &vars,
+        &["export", "--out", "tree", "--output", "json"],
+    )
+    .await;
+    assert!(exported.status.success(), "{}", stderr(&exported));
+
+    let spans = receiver.spans();
+    let roots: Vec<&ReceivedSpan> = spans
+        .iter()
+        .filter(|span| span.parent_span_id.is_empty())
+        .collect();
+    assert_eq!(roots.len(), 1, "one root span: {spans:#?}");
+    let root = roots[0];
+    assert_eq!(root.name, "creditdata export");
+    assert!(
+        spans.iter().all(|span| span.trace_id == root.trace_id),
+        "the whole export is one trace"
+    );
+    let below_root = spans
+        .iter()
+        .filter(|span| span.name == "export session" && span.parent_span_id == root.span_id)
+        .count();
+    assert_eq!(
+        below_root,
+        sessions.len(),
+        "a span per session, below the root"
+    );
+    for id in &sessions {
+        assert_nothing_personal(&spans, id);
+    }
+}
