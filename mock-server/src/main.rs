@@ -17,7 +17,13 @@ use creditdata_mock::{MockConfig, MockServer, StartError};
 
 /// A stateful local stand-in for the consumer credit-data service and its identity provider.
 #[derive(Parser)]
-#[command(name = "creditdata-mock", version)]
+#[command(
+    name = "creditdata-mock",
+    version,
+    after_help = "Traces: with OTEL_EXPORTER_OTLP_ENDPOINT set (an OpenTelemetry collector, \
+                  OTLP/HTTP), a SERVER span per request is exported there, joined to the \
+                  caller's traceparent (see the README, \"Traces\")."
+)]
 struct Args {
     /// Address to listen on (port 0 picks a free port; the bound address is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
