@@ -160,3 +160,42 @@ impl SpanExporter for WarnOnce {
         self.inner.set_resource(resource);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use opentelemetry::trace::{Span as _, Tracer as _};
+
+    use super::*;
+
+    static WARNINGS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count(_: &str) {
+        WARNINGS.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn exports_to_a_dead_collector_warn_once() {
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            format!("http://{}", listener.local_addr().unwrap())
+        };
+        let pipeline = install_with_env(
+            Options {
+                service_name: "test",
+                retry: RetryPolicy::disabled(),
+                warn: count,
+            },
+            &|name| (name == settings::ENDPOINT).then(|| closed.clone()),
+        )
+        .expect("an endpoint: a pipeline");
+        let tracer = global::tracer("test");
+        for _ in 0..3 {
+            tracer.start("batch").end();
+            pipeline.force_flush();
+        }
+        pipeline.shutdown();
+        assert_eq!(WARNINGS.load(Ordering::Relaxed), 1);
+    }
+}
