@@ -55,6 +55,9 @@ ENVIRONMENT (a command-line option wins over its variable):
   CREDITDATA_TOKEN_STORE     keyring or file                     (--token-store)
   CREDITDATA_CONFIG          configuration directory [default: ~/.config/creditdata]
   RUST_LOG                   tracing filter (overrides -v)
+  OTEL_EXPORTER_OTLP_ENDPOINT  an OpenTelemetry collector (OTLP/HTTP): each command
+                             sends its trace there (the other OTEL_* variables too:
+                             see cli/README.md, \"Telemetry\")
 Secrets are read only from the environment or from files, never from options.
 
 SIGNING IN: `creditdata login` signs you in as yourself; every command then acts in

@@ -15,6 +15,7 @@ mod sessions;
 mod settings;
 mod sign_in;
 mod table;
+mod telemetry;
 mod terminal;
 #[cfg(test)]
 mod test_support;
@@ -23,29 +24,45 @@ mod token_store;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory as _, FromArgMatches as _};
 
 use crate::cli::{Cli, Command, ServiceCommand};
 use crate::failure::Failure;
 use crate::output::Output;
 
 fn main() -> ExitCode {
-    // Usage errors exit 2 (clap's own status); --help and --version exit 0.
-    let cli = Cli::parse();
+    // Usage errors exit 2 (clap's own status); --help and --version exit 0. As `Cli::parse()`,
+    // keeping the matches: the trace's root span is named after the subcommands given.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches)
+        .unwrap_or_else(|error| error.format(&mut Cli::command()).exit());
     init_tracing(cli.global.verbose);
     failure::show_service_text(cli.global.show_service_text);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // Before any client is built: the client takes the propagator and tracer it finds.
+    telemetry::start(&matches);
+    let outcome = execute(cli);
+    let status = outcome
+        .as_ref()
+        .err()
+        .map_or(failure::EXIT_OK, Failure::exit_status);
+    let code = match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    };
+    // After the command's own message: an export warning, if any, comes last.
+    telemetry::finish(status);
+    code
+}
+
+/// Runs the command on a runtime of its own, inside the trace's root span.
+fn execute(cli: Cli) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            return Failure::Local(format!("cannot start the async runtime: {error}")).report();
-        }
-    };
+        .map_err(|error| Failure::Local(format!("cannot start the async runtime: {error}")))?;
     // `export` stops by itself on Ctrl-C, so that its manifests describe what is on disk.
     let handles_interrupts = matches!(cli.command, Command::Export(_));
-    let outcome = runtime.block_on(async {
+    runtime.block_on(telemetry::in_root(async {
         if handles_interrupts {
             return run(cli).await;
         }
@@ -54,11 +71,7 @@ fn main() -> ExitCode {
             // Dropping the command's future removes a download's temporary file.
             _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted),
         }
-    });
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
-    }
+    }))
 }
 
 /// Tracing to stderr: `RUST_LOG` if set, else by `-v` count (warnings only without it).

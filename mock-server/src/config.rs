@@ -104,6 +104,10 @@ pub struct MockConfig {
     /// hand-written handler is; `None` serves the one the mock was built with. A test gives a
     /// vendor's next release here to see the mock follow it without a rebuild.
     pub effective_description: Option<std::sync::Arc<serde_json::Value>>,
+    /// A SERVER span per request through the global OpenTelemetry tracer provider, as it is
+    /// when the server starts (the binary installs an OTLP pipeline and sets this when
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` is set). Off: no layer at all.
+    pub server_spans: bool,
 }
 
 impl Default for MockConfig {
@@ -134,6 +138,7 @@ impl Default for MockConfig {
             sign_in_lifetime: Duration::from_secs(10 * 3600),
             realism: crate::realism::Realism::default(),
             effective_description: None,
+            server_spans: false,
         }
     }
 }
@@ -400,6 +405,7 @@ impl fmt::Debug for MockConfig {
                     .as_ref()
                     .map(|_| "<given at start>"),
             )
+            .field("server_spans", &self.server_spans)
             .finish()
     }
 }

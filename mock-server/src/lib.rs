@@ -50,6 +50,7 @@ mod report;
 mod router;
 mod state;
 mod store;
+mod telemetry;
 mod views;
 
 use std::fmt;
@@ -227,6 +228,11 @@ impl MockServer {
         })?;
         let policy = Arc::new(HostPolicy::new(address, allowed_hosts));
         let app = router::router(Arc::clone(&state), policy, &realism).await?;
+        let app = if state.config.server_spans {
+            telemetry::server_spans(app, reachable(address))
+        } else {
+            app
+        };
         let (shutdown, signal) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let signal = async {

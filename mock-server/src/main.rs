@@ -17,7 +17,13 @@ use creditdata_mock::{MockConfig, MockServer, StartError};
 
 /// A stateful local stand-in for the consumer credit-data service and its identity provider.
 #[derive(Parser)]
-#[command(name = "creditdata-mock", version)]
+#[command(
+    name = "creditdata-mock",
+    version,
+    after_help = "Traces: with OTEL_EXPORTER_OTLP_ENDPOINT set (an OpenTelemetry collector, \
+                  OTLP/HTTP), a SERVER span per request is exported there, joined to the \
+                  caller's traceparent (see the README, \"Traces\")."
+)]
 struct Args {
     /// Address to listen on (port 0 picks a free port; the bound address is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
@@ -258,6 +264,12 @@ async fn run() -> anyhow::Result<()> {
         ))
         .init();
     let args = Args::parse();
+    // Before the server starts: its span layer takes the global tracer as it is then.
+    let telemetry = creditdata_otlp::install(creditdata_otlp::Options {
+        service_name: "creditdata-mock",
+        retry: creditdata_otlp::RetryPolicy::default(),
+        warn: warn_line,
+    });
     let realism = realism(&args);
     let signing_key_pem = match &args.signing_key {
         Some(path) => Some(
@@ -302,6 +314,7 @@ async fn run() -> anyhow::Result<()> {
         refresh_token_lifetime: args.refresh_token_lifetime,
         sign_in_lifetime: args.sign_in_lifetime,
         realism,
+        server_spans: telemetry.is_some(),
         ..MockConfig::default()
     };
     let config = if args.users.is_empty() {
@@ -313,6 +326,7 @@ async fn run() -> anyhow::Result<()> {
         }
     };
     let server = MockServer::start(config).await?;
+    let stopped = shutdown_signal();
     // Machine-readable lines first: `listening on URL`, then shell-pasteable exports.
     println!("creditdata-mock listening on {}", server.base_url());
     println!("issuer: {}", server.issuer());
@@ -339,10 +353,20 @@ async fn run() -> anyhow::Result<()> {
     tracing::info!(
         "serving /v1 (bearer token required), /_mock control endpoints and /openapi/v1.json; Ctrl-C stops"
     );
-    shutdown_signal().await;
+    stopped.await;
     tracing::info!("stopping");
     server.shutdown().await;
+    if let Some(pipeline) = telemetry {
+        // It waits for the export thread: not on a runtime worker.
+        let _ = tokio::task::spawn_blocking(move || pipeline.shutdown()).await;
+    }
     Ok(())
+}
+
+/// One line on stderr; a closed stderr is ignored (`eprintln!` would panic).
+fn warn_line(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The realism options; a second default latency is a usage error, as clap reports its own.
@@ -378,24 +402,35 @@ fn realism(args: &Args) -> Realism {
     realism
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM, listened to from the moment this is called (so that a stop sent right
+/// after the `listening on` line is not the signal's default action, which saves no state and
+/// sends no traces).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |signal: Option<tokio::signal::unix::Signal>| async move {
+                match signal {
+                    Some(mut signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(interrupt) => {},
+                _ = wait(terminate) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 

@@ -56,6 +56,8 @@ pub async fn stop_on_interrupt(
     stop.send_replace(true);
     let _ = noticed.send(());
     if interrupts.next().await {
+        // The trace's root span ends and what has ended is sent (sessions in flight are lost).
+        crate::telemetry::finish(crate::failure::EXIT_INTERRUPTED);
         std::process::exit(i32::from(crate::failure::EXIT_INTERRUPTED));
     }
 }

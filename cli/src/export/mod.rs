@@ -192,7 +192,11 @@ async fn export(
             let context = &context;
             async move {
                 match item {
-                    Ok(session) => Ok(session::export_session(context, session).await),
+                    Ok(session) => Ok(crate::telemetry::in_span(
+                        "export session",
+                        session::export_session(context, session),
+                    )
+                    .await),
                     Err(error) => Err(error),
                 }
             }

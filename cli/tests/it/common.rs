@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use creditdata_mock::{MockConfig, MockServer};
 
-/// `creditdata args` in `dir` with exactly these `CREDITDATA_*` variables (and no `RUST_LOG`):
-/// stdin empty, stdout and stderr captured, killed if dropped.
+/// `creditdata args` in `dir` with exactly these `CREDITDATA_*` and `OTEL_*` variables (and no
+/// `RUST_LOG`): stdin empty, stdout and stderr captured, killed if dropped.
 ///
 /// Nothing of the developer's own sign-ins is reachable: the configuration directory is
 /// `dir/config` unless `vars` names another, and the session bus is hidden, so no test reads
@@ -21,7 +21,8 @@ pub fn command(
 ) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_creditdata"));
     for (name, _) in std::env::vars() {
-        if name.starts_with("CREDITDATA_") || name == "RUST_LOG" {
+        // The developer's own collector receives nothing from the tests.
+        if name.starts_with("CREDITDATA_") || name.starts_with("OTEL_") || name == "RUST_LOG" {
             command.env_remove(name);
         }
     }

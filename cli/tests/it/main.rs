@@ -9,4 +9,5 @@ mod export_trust;
 mod ready;
 mod sign_in;
 mod sign_in_trust;
+mod telemetry;
 mod trust;

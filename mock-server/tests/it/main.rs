@@ -14,4 +14,6 @@ mod logs;
 mod realism;
 mod request_contract;
 mod schema;
+#[cfg(unix)]
+mod telemetry;
 mod trust;

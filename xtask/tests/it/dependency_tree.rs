@@ -1,4 +1,5 @@
-//! The client crate users depend on never pulls in the generator.
+//! The client crate users depend on never pulls in the generator; the CLI and the mock bring
+//! their OTLP exporter without a second HTTP or protobuf stack.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -55,4 +56,78 @@ fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
         found.is_empty(),
         "generator crates in the client's tree: {found:?}"
     );
+}
+
+/// The crates of the HTTP stack, protobuf and OpenTelemetry: one version each, or the OTLP
+/// exporter brought an HTTP client of its own (issue 20 item 6).
+fn one_version_only(name: &str) -> bool {
+    matches!(
+        name,
+        "reqwest" | "hyper" | "hyper-util" | "h2" | "http" | "http-body" | "prost"
+    ) || name.starts_with("opentelemetry")
+}
+
+/// The crates present in more than one version in `package`'s normal dependencies, with
+/// their versions (`cargo tree -d`, offline: CI has a warm registry and no network).
+fn duplicated(package: &str) -> BTreeSet<(String, String)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(["tree", "--offline", "-d", "--depth", "0", "-e", "normal"])
+        .args(["-p", package, "--prefix", "none", "--format", "{p}"])
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            Some((words.next()?.to_string(), words.next()?.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_cli_and_the_mock_have_one_version_of_each_http_protobuf_and_telemetry_crate() {
+    for package in ["creditdata-cli", "creditdata-mock"] {
+        let twice: Vec<(String, String)> = duplicated(package)
+            .into_iter()
+            .filter(|(name, _)| one_version_only(name))
+            .collect();
+        assert!(
+            twice.is_empty(),
+            "{package}: in two versions: {twice:?} (see `cargo tree -d -e normal -p {package}`)"
+        );
+    }
+}
+
+#[test]
+fn the_otlp_exporter_uses_the_workspaces_reqwest_and_no_grpc_stack() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(["tree", "--offline", "-e", "normal", "-p", "creditdata-cli"])
+        .args(["--prefix", "none", "--format", "{p}"])
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let crates: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_string))
+        .collect();
+    // Not vacuous: the exporter is there, over reqwest.
+    for present in ["opentelemetry-otlp", "opentelemetry-http", "reqwest"] {
+        assert!(crates.contains(present), "{present} in the CLI's tree");
+    }
+    for absent in ["tonic", "ureq", "isahc", "surf"] {
+        assert!(!crates.contains(absent), "{absent} in the CLI's tree");
+    }
 }
