@@ -100,7 +100,9 @@ fn assert_nothing_personal(spans: &[ReceivedSpan], id: &str) {
     }
 }
 
-#[tokio::test]
+// Two worker threads: `force_flush` blocks its thread until the receiver, served by this
+// runtime, has taken the mock's spans (on one thread it would wait for itself).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn datasets_all_is_one_trace_with_a_span_per_dataset_joined_to_the_mocks_server_spans() {
     let receiver = Receiver::start().await;
     let (mock, pipeline) = traced_mock(&receiver).await;
