@@ -213,8 +213,11 @@ impl RustApi {
             let syn::ImplItem::Fn(f) = item else { continue };
             // Doc-hidden methods (progenitor's `send`, kept for its `ResponseValue`) are not the
             // API users are shown: the report names `call`, the one way the docs teach.
+            // `call_with_response` answers `CallResponse<T>` of `call`'s `T`: a change of one is
+            // a change of the other, and the report names `call` for both.
             if !matches!(f.vis, syn::Visibility::Public(_))
                 || f.sig.ident == "new"
+                || f.sig.ident == "call_with_response"
                 || doc_hidden(&f.attrs)
             {
                 continue;

@@ -112,29 +112,20 @@ impl Client {
                 .as_ref()
                 .map(|t| t.call(meta, operation));
         }
+        let called = Called {
+            meta,
+            response,
+            operation,
+        };
         // With no subscriber interested in the span, entering and leaving it on every poll and
         // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
         let outcome = if span.is_disabled() {
-            self.execute(
-                request,
-                meta,
-                response,
-                operation,
-                options.as_ref(),
-                &mut record,
-            )
-            .await
+            self.execute(request, called, options.as_ref(), &mut record)
+                .await
         } else {
             let started = Instant::now();
             let outcome = self
-                .execute(
-                    request,
-                    meta,
-                    response,
-                    operation,
-                    options.as_ref(),
-                    &mut record,
-                )
+                .execute(request, called, options.as_ref(), &mut record)
                 .instrument(span.clone())
                 .await;
             // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -209,31 +200,18 @@ impl Client {
     async fn execute(
         &self,
         request: reqwest::Request,
-        meta: &'static OperationMeta,
-        response: ResponseKind,
-        operation: &'static str,
+        called: Called,
         options: Option<&ActiveOptions>,
         record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
         let Some(options) = options else {
             let policy = &self.inner().inner.retry;
             return self
-                .execute_with_policy(
-                    request,
-                    Called {
-                        meta,
-                        response,
-                        operation,
-                    },
-                    policy,
-                    None,
-                    record,
-                )
+                .execute_with_policy(request, called, policy, None, record)
                 .await;
         };
         // Boxed, like the other rare paths: a call without options keeps a small future.
-        Box::pin(self.execute_with_options(request, meta, response, operation, options, record))
-            .await
+        Box::pin(self.execute_with_options(request, called, options, record)).await
     }
 
     /// One call under its own options: its retry policy, and its deadline over everything
@@ -241,9 +219,7 @@ impl Client {
     async fn execute_with_options(
         &self,
         request: reqwest::Request,
-        meta: &'static OperationMeta,
-        response: ResponseKind,
-        operation: &'static str,
+        called: Called,
         options: &ActiveOptions,
         record: &mut CallRecord<'_>,
     ) -> Result<reqwest::Response, Error> {
@@ -254,33 +230,13 @@ impl Client {
             .and_then(|timeout| Some((timeout, Instant::now().checked_add(timeout)?)))
         else {
             return self
-                .execute_with_policy(
-                    request,
-                    Called {
-                        meta,
-                        response,
-                        operation,
-                    },
-                    policy,
-                    None,
-                    record,
-                )
+                .execute_with_policy(request, called, policy, None, record)
                 .await;
         };
-        let call = self.execute_with_policy(
-            request,
-            Called {
-                meta,
-                response,
-                operation,
-            },
-            policy,
-            Some(deadline),
-            record,
-        );
+        let call = self.execute_with_policy(request, called, policy, Some(deadline), record);
         let outcome = tokio::time::timeout_at(deadline, call).await;
         let passed = Err(Error::DeadlineExceeded {
-            operation: Some(operation),
+            operation: Some(called.operation),
             attempts: record.attempts,
             timeout,
         });

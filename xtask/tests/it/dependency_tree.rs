@@ -6,21 +6,14 @@ use std::process::Command;
 
 use crate::support::workspace_root;
 
-#[test]
-fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
+/// `cargo tree` with `args` in the workspace, one package per line as `{p}` prints it.
+fn cargo_tree(args: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(workspace_root())
-        .args([
-            "tree",
-            "-p",
-            "creditdata-client",
-            "-e",
-            "normal,build",
-            "--prefix",
-            "none",
-        ])
-        .args(["--format", "{p}"])
+        .arg("tree")
+        .args(args)
+        .args(["--prefix", "none", "--format", "{p}"])
         .output()
         .expect("cargo tree runs");
     assert!(
@@ -28,10 +21,25 @@ fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let crates: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The names of the crates in a `cargo_tree` listing.
+fn names(listing: &str) -> BTreeSet<String> {
+    listing
         .lines()
         .filter_map(|line| line.split_whitespace().next().map(str::to_string))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_client_crate_has_no_generator_crate_in_its_dependency_tree() {
+    let crates = names(&cargo_tree(&[
+        "-p",
+        "creditdata-client",
+        "-e",
+        "normal,build",
+    ]));
     assert!(
         crates.contains("progenitor-client"),
         "the runtime support crate is there: {crates:?}"
@@ -70,19 +78,17 @@ fn one_version_only(name: &str) -> bool {
 /// The crates present in more than one version in `package`'s normal dependencies, with
 /// their versions (`cargo tree -d`, offline: CI has a warm registry and no network).
 fn duplicated(package: &str) -> BTreeSet<(String, String)> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(workspace_root())
-        .args(["tree", "--offline", "-d", "--depth", "0", "-e", "normal"])
-        .args(["-p", package, "--prefix", "none", "--format", "{p}"])
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
+    let listing = cargo_tree(&[
+        "--offline",
+        "-d",
+        "--depth",
+        "0",
+        "-e",
+        "normal",
+        "-p",
+        package,
+    ]);
+    listing
         .lines()
         .filter_map(|line| {
             let mut words = line.split_whitespace();
@@ -107,22 +113,13 @@ fn the_cli_and_the_mock_have_one_version_of_each_http_protobuf_and_telemetry_cra
 
 #[test]
 fn the_otlp_exporter_uses_the_workspaces_reqwest_and_no_grpc_stack() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(workspace_root())
-        .args(["tree", "--offline", "-e", "normal", "-p", "creditdata-cli"])
-        .args(["--prefix", "none", "--format", "{p}"])
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let crates: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| line.split_whitespace().next().map(str::to_string))
-        .collect();
+    let crates = names(&cargo_tree(&[
+        "--offline",
+        "-e",
+        "normal",
+        "-p",
+        "creditdata-cli",
+    ]));
     // Not vacuous: the exporter is there, over reqwest.
     for present in ["opentelemetry-otlp", "opentelemetry-http", "reqwest"] {
         assert!(crates.contains(present), "{present} in the CLI's tree");
