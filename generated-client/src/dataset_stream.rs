@@ -37,9 +37,7 @@ impl Client {
     ) -> Result<Download, Error> {
         let meta = dataset.operation();
         let operation = meta.id;
-        // Every dataset's path has the session's id as its one parameter (what makes it a
-        // dataset: `codegen/src/datasets.rs`); a UUID needs no encoding.
-        let path = meta.path.replace("{sessionId}", &session_id.to_string());
+        let path = session_path(meta.path, session_id);
         let mut request = self
             .client()
             .get(format!("{}{path}", self.baseurl()))
@@ -72,5 +70,41 @@ impl Client {
             });
         }
         Ok(Download::from_response(ResponseValue::stream(response)).named(operation))
+    }
+}
+
+/// `template` with its one parameter, whatever the description names it, replaced by the
+/// session's id: every dataset's path has the session's id as its one parameter (what makes it
+/// a dataset: `codegen/src/datasets.rs`), and a UUID needs no encoding.
+fn session_path(template: &str, session_id: Uuid) -> String {
+    match (template.find('{'), template.find('}')) {
+        (Some(open), Some(close)) if open < close => {
+            format!(
+                "{}{session_id}{}",
+                &template[..open],
+                &template[close + 1..]
+            )
+        }
+        _ => template.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_parameter_is_replaced_whatever_its_name() {
+        let id = Uuid::nil();
+        for template in [
+            "/v1/sessions/{sessionId}/scores",
+            "/v1/sessions/{session_id}/scores",
+        ] {
+            assert_eq!(
+                session_path(template, id),
+                format!("/v1/sessions/{id}/scores"),
+                "{template}"
+            );
+        }
     }
 }
