@@ -93,7 +93,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Regen(args) => regen::regen(&args)?,
         Command::Check(args) => regen::check(&args)?,
         Command::Drift(args) => return drift::run(&args).map(ExitCode::from),
-        Command::Ci(args) => ci::run(&args)?,
+        Command::Ci(args) => return ci::run(&args),
         Command::Conformance(args) => conformance::run(args)?,
         Command::Fetch(args) => fetch::fetch(&args)?,
         Command::ReleaseDay(args) => release_day::run(&args)?,

@@ -11,8 +11,14 @@
 //! release added below a Session: the operations are found by comparing the two descriptions,
 //! never named here.
 //!
-//! The copy builds in `target/release-day/` of this workspace, so a rerun is incremental and
-//! this workspace's binaries are never overwritten.
+//! The copy's binaries go to `target/release-day/` of this workspace, so this workspace's are never
+//! overwritten; its intermediate artifacts go to this workspace's build directory (cargo's
+//! `build-dir`), where every dependency this workspace has built is reused as it is. A fresh
+//! machine thus builds the dependencies once, not twice: half the disk and much of the time
+//! (CI once ran out of disk building them a second time). Cargo names a workspace member's
+//! artifacts independently of where the workspace lies, so the copy's members replace this
+//! workspace's in the build directory; cargo sees that from their fingerprints and rebuilds this
+//! workspace's members on its next build.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -130,7 +136,8 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         ],
     )?;
     let target = crate::mock::target_dir(&root).join("release-day");
-    let env = CopyEnv::new(&root, &copy, &target);
+    let build_dir = build_dir(&root)?;
+    let env = CopyEnv::new(&root, &copy, &target, &build_dir);
 
     let publisher = Publisher::start(
         document::to_string(&published, Format::Json),
@@ -257,15 +264,49 @@ fn copy_workspace(root: &Path, copy: &Path) -> anyhow::Result<usize> {
     Ok(count)
 }
 
-/// How commands run in the copy: its own target directory, this workspace's schemathesis.
+/// This workspace's build directory, as cargo resolves it (`build.build-dir`, by default the
+/// target directory).
+fn build_dir(root: &Path) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(root)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cannot run cargo metadata")?;
+    ensure!(
+        output.status.success(),
+        "cargo metadata failed ({}) in {}",
+        output.status,
+        root.display()
+    );
+    let metadata: Value =
+        serde_json::from_slice(&output.stdout).context("cargo metadata printed no JSON")?;
+    metadata
+        .get("build_directory")
+        .or_else(|| metadata.get("target_directory"))
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+        .ok_or_else(|| anyhow!("cargo metadata names no build or target directory"))
+}
+
+/// How commands run in the copy: its own target directory for binaries, this workspace's build
+/// directory for everything else, this workspace's schemathesis.
 struct CopyEnv {
     copy: PathBuf,
     target: PathBuf,
+    build_dir: PathBuf,
     path: Option<std::ffi::OsString>,
 }
 
 impl CopyEnv {
-    fn new(root: &Path, copy: &Path, target: &Path) -> CopyEnv {
+    fn new(root: &Path, copy: &Path, target: &Path, build_dir: &Path) -> CopyEnv {
         // The conformance step looks for schemathesis on PATH before installing it into the
         // copy's .venv: this workspace's pinned install serves both.
         let venv_bin = root.join(".venv/bin");
@@ -279,6 +320,7 @@ impl CopyEnv {
         CopyEnv {
             copy: copy.to_path_buf(),
             target: target.to_path_buf(),
+            build_dir: build_dir.to_path_buf(),
             path,
         }
     }
@@ -288,6 +330,7 @@ impl CopyEnv {
         command
             .current_dir(&self.copy)
             .env("CARGO_TARGET_DIR", &self.target)
+            .env("CARGO_BUILD_BUILD_DIR", &self.build_dir)
             .stdin(Stdio::null());
         if let Some(path) = &self.path {
             command.env("PATH", path);
