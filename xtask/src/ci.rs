@@ -145,19 +145,35 @@ fn skipped_steps(args: &CiArgs, known: &[&str]) -> anyhow::Result<Vec<String>> {
 /// Cargo's switch for incremental compilation, which every step's cargo inherits.
 const INCREMENTAL: &str = "CARGO_INCREMENTAL";
 
+/// What a run's builds leave out unless the caller chose otherwise: debug info (a failed test
+/// still says where it panicked; its binaries are built to run once, not to be stepped through
+/// in a debugger), including the standard library's in every linked binary. About a quarter of
+/// each test binary.
+const LEAN_BUILD: [(&str, &str); 2] = [
+    ("CARGO_PROFILE_DEV_DEBUG", "0"),
+    ("CARGO_PROFILE_DEV_STRIP", "debuginfo"),
+];
+
 /// Runs every step (a failure does not stop the others), then prints one summary line.
 ///
 /// The steps build every crate once, so incremental compilation only writes state no later
 /// build reads: on a fresh machine it was the largest thing on disk (2.1 of 5.0 GB for the test
 /// build) and CI once ran out of space. Unless the caller chose (`CARGO_INCREMENTAL` set), the
-/// run starts again as a child process with it off, which every cargo it starts, including
-/// release-day's in its copy, inherits.
+/// run starts again as a child process with it off and [`LEAN_BUILD`], which every cargo it
+/// starts, including release-day's in its copy, inherits.
 pub fn run(args: &CiArgs) -> anyhow::Result<ExitCode> {
     if std::env::var_os(INCREMENTAL).is_none() {
         let exe = std::env::current_exe().context("cannot find the running xtask")?;
-        let status = Command::new(&exe)
+        let mut child = Command::new(&exe);
+        child
             .args(std::env::args_os().skip(1))
-            .env(INCREMENTAL, "0")
+            .env(INCREMENTAL, "0");
+        for (name, value) in LEAN_BUILD {
+            if std::env::var_os(name).is_none() {
+                child.env(name, value);
+            }
+        }
+        let status = child
             .status()
             .with_context(|| format!("cannot run {}", exe.display()))?;
         // The child printed its steps and its failures; its status is the run's.

@@ -31,21 +31,31 @@ pub fn random_secret() -> String {
         .collect()
 }
 
-/// Builds `creditdata-mock` (debug) and returns the binary's path.
+/// How the checks build the binaries they start (the mock, the `creditdata` command): as
+/// `cargo test --workspace` builds them, the whole workspace selected and its examples with it.
+/// The dependencies' features then unify exactly as for the tests (dev-dependencies in play), so
+/// after the test step nothing is compiled again. Built with `-p creditdata-mock` alone, every
+/// dependency the mock shares with the tests would be compiled a second time with other
+/// features: on a fresh machine, minutes and several hundred megabytes of disk.
+pub const BUILD_BINARIES: &[&str] = &[
+    "build",
+    "--quiet",
+    "--workspace",
+    "--bin",
+    "creditdata-mock",
+    "--bin",
+    "creditdata",
+    "--examples",
+];
+
+/// Builds the mock (debug, [`BUILD_BINARIES`]) and returns the binary's path.
 pub fn build_mock(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(root)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "creditdata-mock",
-            "--bin",
-            "creditdata-mock",
-        ])
+        .args(BUILD_BINARIES)
         .status()
-        .context("running cargo build -p creditdata-mock")?;
+        .context("running cargo build for creditdata-mock")?;
     if !status.success() {
         bail!("building creditdata-mock failed");
     }

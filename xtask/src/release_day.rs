@@ -410,15 +410,8 @@ fn output_ok(mut command: Command, what: &str) -> anyhow::Result<Output> {
 /// checks every added dataset in `datasets all` and in an export.
 fn check_served_and_exported(env: &CopyEnv, added: &BTreeSet<String>) -> anyhow::Result<()> {
     run_ok(
-        env.cargo(&[
-            "build",
-            "--quiet",
-            "-p",
-            "creditdata-mock",
-            "-p",
-            "creditdata-cli",
-        ]),
-        "cargo build -p creditdata-mock -p creditdata-cli",
+        env.cargo(crate::mock::BUILD_BINARIES),
+        "cargo build of creditdata-mock and creditdata",
     )?;
     let secret = random_secret();
     let mut mock = MockProcess::start(
