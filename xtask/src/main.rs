@@ -13,6 +13,7 @@ use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::error_chain;
 use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
+mod build_seed;
 mod ci;
 mod conformance;
 mod consumer_app;

@@ -11,15 +11,9 @@
 //! release added below a Session: the operations are found by comparing the two descriptions,
 //! never named here.
 //!
-//! The copy's binaries go to `target/release-day/` of this workspace, so this workspace's are never
-//! overwritten; its intermediate artifacts go to this workspace's build directory (cargo's
-//! `build-dir`), where every dependency this workspace has built is reused as it is. A fresh
-//! machine thus builds the dependencies once, not twice: half the disk and much of the time
-//! (CI once ran out of disk building them a second time). Cargo names a workspace member's
-//! artifacts independently of where the workspace lies, so the copy's members replace this
-//! workspace's in the build directory; cargo sees that from their fingerprints and rebuilds this
-//! workspace's members on its next build.
-
+//! The copy builds in `target/release-day/` of this workspace, so this workspace's artifacts are
+//! never overwritten, seeded with hard links to this workspace's compiled dependencies
+//! (`build_seed.rs`): a fresh machine compiles them once, not twice.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -31,6 +25,7 @@ use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions};
 use serde_json::Value;
 
+use crate::build_seed;
 use crate::mock::{MockOptions, MockProcess, random_secret};
 use crate::regen::workspace_root;
 
@@ -136,8 +131,19 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         ],
     )?;
     let target = crate::mock::target_dir(&root).join("release-day");
-    let build_dir = build_dir(&root)?;
-    let env = CopyEnv::new(&root, &copy, &target, &build_dir);
+    let seeded = build_seed::seed(
+        &build_dir(&root)?,
+        &target,
+        &build_seed::local_packages(&copy)?,
+    )?;
+    println!(
+        "release-day: {} files of this workspace's compiled dependencies linked into {}; its own \
+         packages ({} files) are built from the copy",
+        seeded.linked,
+        target.display(),
+        seeded.left
+    );
+    let env = CopyEnv::new(&root, &copy, &target);
 
     let publisher = Publisher::start(
         document::to_string(&published, Format::Json),
@@ -264,8 +270,8 @@ fn copy_workspace(root: &Path, copy: &Path) -> anyhow::Result<usize> {
     Ok(count)
 }
 
-/// This workspace's build directory, as cargo resolves it (`build.build-dir`, by default the
-/// target directory).
+/// This workspace's build directory, where its compiled dependencies are, as cargo resolves it
+/// (`build.build-dir`, by default the target directory).
 fn build_dir(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
@@ -296,17 +302,16 @@ fn build_dir(root: &Path) -> anyhow::Result<PathBuf> {
         .ok_or_else(|| anyhow!("cargo metadata names no build or target directory"))
 }
 
-/// How commands run in the copy: its own target directory for binaries, this workspace's build
-/// directory for everything else, this workspace's schemathesis.
+/// How commands run in the copy: its own target directory (its build directory too), this
+/// workspace's schemathesis.
 struct CopyEnv {
     copy: PathBuf,
     target: PathBuf,
-    build_dir: PathBuf,
     path: Option<std::ffi::OsString>,
 }
 
 impl CopyEnv {
-    fn new(root: &Path, copy: &Path, target: &Path, build_dir: &Path) -> CopyEnv {
+    fn new(root: &Path, copy: &Path, target: &Path) -> CopyEnv {
         // The conformance step looks for schemathesis on PATH before installing it into the
         // copy's .venv: this workspace's pinned install serves both.
         let venv_bin = root.join(".venv/bin");
@@ -320,7 +325,6 @@ impl CopyEnv {
         CopyEnv {
             copy: copy.to_path_buf(),
             target: target.to_path_buf(),
-            build_dir: build_dir.to_path_buf(),
             path,
         }
     }
@@ -330,7 +334,9 @@ impl CopyEnv {
         command
             .current_dir(&self.copy)
             .env("CARGO_TARGET_DIR", &self.target)
-            .env("CARGO_BUILD_BUILD_DIR", &self.build_dir)
+            // Its build directory too, whatever a configuration file says: never this
+            // workspace's (build_seed.rs says why).
+            .env("CARGO_BUILD_BUILD_DIR", &self.target)
             .stdin(Stdio::null());
         if let Some(path) = &self.path {
             command.env("PATH", path);
