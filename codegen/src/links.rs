@@ -16,7 +16,8 @@
 //!   member) links to all of them through the first listed item.
 //!
 //! Links that need more than one parameter (a listed file of a Session) are not derivable from
-//! the shape alone and stay in `overlays/10-links.overlay.yaml`.
+//! the shape alone and stay in `overlays/10-links.overlay.yaml`. They say which datasets list
+//! entries and what each entry leads to: `crate::listings` reads them from there.
 
 use serde_json::{Map, Value, json};
 
