@@ -29,6 +29,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::document::{self as openapi, resolve};
+use crate::listings::{self, Listing};
 use crate::readiness::{self, Reporting};
 
 /// The session every dataset belongs to; its one path parameter is the only input a dataset
@@ -52,6 +53,9 @@ pub struct SessionDataset {
     pub description: String,
     /// Where its answer says how far its providers have got (see [`crate::readiness`]).
     pub reporting: Reporting,
+    /// The entries it lists that other operations take by id, as its links say (see
+    /// [`crate::listings`]).
+    pub listing: Option<Listing>,
 }
 
 impl SessionDataset {
@@ -74,6 +78,32 @@ impl SessionDataset {
         match own {
             Some(text) => text.to_string(),
             None => format!("The service deprecates `{}`.", self.operation_id),
+        }
+    }
+}
+
+/// `Dataset::listing`'s answer for one dataset.
+fn listing_code(listing: Option<&Listing>) -> TokenStream {
+    let Some(listing) = listing else {
+        return quote!(None);
+    };
+    let member = match &listing.member {
+        Some(member) => quote!(Some(#member)),
+        None => quote!(None),
+    };
+    let id = &listing.id;
+    let metas = listing.entry_operations.iter().map(|operation_id| {
+        let builder = format_ident!("{}", operation_id.to_upper_camel_case());
+        quote!(<crate::builder::#builder<'static> as crate::operation::Operation>::META)
+    });
+    quote! {
+        {
+            const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[#(#metas),*];
+            Some(crate::session_datasets::Listing {
+                member: #member,
+                id: #id,
+                entry_operations: ENTRY_OPERATIONS,
+            })
         }
     }
 }
@@ -121,6 +151,12 @@ pub enum DatasetsError {
         ty: String,
         message: String,
     },
+    #[error("GET {path}, the dataset `{name}`: {message}")]
+    Listing {
+        path: String,
+        name: String,
+        message: String,
+    },
     #[error("generated dataset code is not valid Rust ({0}); this is a generator bug")]
     InvalidCode(String),
 }
@@ -155,8 +191,15 @@ pub fn session_datasets(doc: &Value) -> Result<Vec<SessionDataset>, DatasetsErro
                 .unwrap_or_default()
                 .to_string()
         };
+        let name = rest.trim_end_matches('/').replace('/', "-");
+        let listing =
+            listings::listing(doc, op.operation).map_err(|message| DatasetsError::Listing {
+                path: op.path.to_string(),
+                name: name.clone(),
+                message,
+            })?;
         let dataset = SessionDataset {
-            name: rest.trim_end_matches('/').replace('/', "-"),
+            name,
             operation_id: operation_id.to_string(),
             path: op.path.to_string(),
             deprecated: op
@@ -167,6 +210,7 @@ pub fn session_datasets(doc: &Value) -> Result<Vec<SessionDataset>, DatasetsErro
             summary: text("summary"),
             description: text("description"),
             reporting: readiness::reporting(doc, op.operation),
+            listing,
         };
         check_names(&found, &dataset)?;
         found.push(dataset);
@@ -377,6 +421,7 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
     let mut reports = Vec::new();
     let mut reports_readiness = Vec::new();
     let mut readiness_properties = Vec::new();
+    let mut listing_arms = Vec::new();
     let mut debugs = Vec::new();
     let mut stores = Vec::new();
     for (dataset, ty) in datasets.iter().zip(types) {
@@ -436,6 +481,8 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
         reports_readiness.push(quote!(Dataset::#variant => #reports_flag,));
         let properties = readiness::properties_code(&dataset.reporting);
         readiness_properties.push(quote!(Dataset::#variant => #properties,));
+        let listing = listing_code(dataset.listing.as_ref());
+        listing_arms.push(quote!(Dataset::#variant => #listing,));
         fetches.push(quote! {
             #allow_call
             Dataset::#variant => Box::pin(async move {
@@ -591,6 +638,16 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
             pub fn readiness_properties(self) -> crate::readiness::ReadinessProperties {
                 match self {
                     #(#readiness_properties)*
+                }
+            }
+
+            /// The entries the dataset's answer lists that other operations take by id
+            /// (the attachments, each one's content), as the API description's links say;
+            /// `None` for a dataset that lists none. For a reader of the answer's bytes: each
+            /// entry's id is read from [`Listing::id`](crate::session_datasets::Listing::id).
+            pub fn listing(self) -> Option<crate::session_datasets::Listing> {
+                match self {
+                    #(#listing_arms)*
                 }
             }
         }

@@ -20,6 +20,7 @@ pub mod generate;
 pub mod issuers;
 pub mod lean_requests;
 pub mod links;
+pub mod listings;
 pub mod open_enums;
 pub mod operation_names;
 pub mod overlay;

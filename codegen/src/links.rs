@@ -15,8 +15,15 @@
 //! - Every success answer that lists `S` (an array of `S`, or an object with such an array
 //!   member) links to all of them through the first listed item.
 //!
-//! Links that need more than one parameter (a listed file of a Session) are not derivable from
-//! the shape alone and stay in `overlays/10-links.overlay.yaml`.
+//! A *listing* is a `GET` at `L` whose success answer lists entries with an id: the answer is an
+//! array of objects with an `id` member, or an object with exactly one member that is (the
+//! account statements: `accountStatements`, beside `sources`, whose entries have none). Every
+//! operation at `L/{q}` or below it whose path parameters are `L`'s and `q` takes one entry:
+//! the listing's answer links to it, `q` read from `$response.body#/{member}/0/id` and `L`'s own
+//! parameters from `$request.path`. An answer that already links to the operation (an overlay's
+//! link, `overlays/10-links.overlay.yaml`, with its prose) keeps its link. These links say which
+//! datasets list entries and what each entry leads to: `crate::listings` reads them, so a
+//! listing a release adds below a Session is found without an overlay.
 
 use serde_json::{Map, Value, json};
 
@@ -43,7 +50,153 @@ pub fn derive(doc: &mut Value) -> Vec<String> {
         define(doc, resource, &mut warnings);
         attach(doc, resource);
     }
+    link_listed_entries(doc);
     warnings
+}
+
+/// One listing's links to write: on which answer, to which operations.
+struct ListedEntries {
+    /// The JSON pointer of the success answer that lists the entries.
+    answer: String,
+    /// `L`'s own path parameters, read from the request.
+    own: Vec<String>,
+    /// `/member` (or `""` for an answer that is the list).
+    list: String,
+    /// `(operationId, q, summary)` of each operation taking one entry.
+    targets: Vec<(String, String, String)>,
+}
+
+/// Links every listing's answer to the operations that take one of its entries (see the module
+/// documentation), but those it already links to.
+fn link_listed_entries(doc: &mut Value) {
+    let mut found = Vec::new();
+    for op in operations(doc).filter(|op| op.method == "get") {
+        let own = path_parameters(doc, &op);
+        let below = format!("{}/{{", op.path);
+        let targets: Vec<(String, String, String)> = operations(doc)
+            .filter(|target| target.path.starts_with(&below))
+            .filter_map(|target| {
+                let rest = &target.path[below.len()..];
+                let q = rest.split('}').next()?.to_owned();
+                let mut expected = own.clone();
+                expected.push(q.clone());
+                expected.sort();
+                (path_parameters(doc, &target) == expected).then_some(())?;
+                let id = target.operation.get("operationId")?.as_str()?.to_owned();
+                let summary = target
+                    .operation
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                Some((id, q, summary))
+            })
+            .collect();
+        if targets.is_empty() {
+            continue;
+        }
+        let Some(responses) = op.operation.get("responses").and_then(Value::as_object) else {
+            continue;
+        };
+        for (status, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
+            if response.get("$ref").is_some() {
+                continue;
+            }
+            let Some(list) = json_schema(response).and_then(|schema| entries_at(doc, schema))
+            else {
+                continue;
+            };
+            let linked: Vec<&str> = response
+                .get("links")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter_map(|(_, link)| resolve(doc, link).get("operationId")?.as_str())
+                .collect();
+            let targets: Vec<(String, String, String)> = targets
+                .iter()
+                .filter(|(id, _, _)| !linked.contains(&id.as_str()))
+                .cloned()
+                .collect();
+            if !targets.is_empty() {
+                found.push(ListedEntries {
+                    answer: pointer::child(&pointer::child(&op.pointer(), "responses"), status),
+                    own: own.clone(),
+                    list,
+                    targets,
+                });
+            }
+        }
+    }
+    for listed in found {
+        let Some(Value::Object(response)) = doc.pointer_mut(&listed.answer) else {
+            continue;
+        };
+        let links = response
+            .entry("links")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(links) = links else {
+            continue;
+        };
+        for (id, q, summary) in &listed.targets {
+            let mut parameters = Map::new();
+            for name in &listed.own {
+                parameters.insert(name.clone(), json!(format!("$request.path.{name}")));
+            }
+            parameters.insert(
+                q.clone(),
+                json!(format!("$response.body#{}/0/id", listed.list)),
+            );
+            let summary = summary.trim();
+            let description = if summary.is_empty() {
+                format!("Each listed entry's id is the {q} of {id}.")
+            } else {
+                format!("Each listed entry's id is the {q} of {id}: {summary}")
+            };
+            links.insert(
+                id.clone(),
+                json!({"operationId": id, "parameters": parameters, "description": description}),
+            );
+        }
+    }
+}
+
+/// Where an answer lists entries with an id: `""` when it is such a list, `/member` when exactly
+/// one of its members is one; `None` otherwise (no list, or two: which one an operation takes is
+/// not the shape's to say).
+fn entries_at(doc: &Value, schema: &Value) -> Option<String> {
+    let lists_entries = |schema: &Value| {
+        let schema = through_all_of(doc, schema);
+        schema.get("type").and_then(Value::as_str) == Some("array")
+            && schema
+                .get("items")
+                .map(|items| through_all_of(doc, items))
+                .and_then(|items| items.get("properties")?.get("id"))
+                .is_some()
+    };
+    if lists_entries(schema) {
+        return Some(String::new());
+    }
+    let members: Vec<&String> = through_all_of(doc, schema)
+        .get("properties")?
+        .as_object()?
+        .iter()
+        .filter(|(_, member)| lists_entries(member))
+        .map(|(name, _)| name)
+        .collect();
+    match members.as_slice() {
+        [member] => Some(format!("/{}", pointer::escape(member))),
+        _ => None,
+    }
+}
+
+/// `schema` resolved, also through a one-element `allOf` (how a nullable `$ref` is written).
+fn through_all_of<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    let schema = resolve(doc, schema);
+    match schema.get("allOf").and_then(Value::as_array) {
+        Some(parts) if parts.len() == 1 => resolve(doc, &parts[0]),
+        _ => schema,
+    }
 }
 
 /// Every resource of `doc`, each with at least one operation below it.
@@ -464,5 +617,71 @@ mod tests {
                 .keys()
                 .any(|name| name.contains("other") || name.contains("null"))
         );
+    }
+
+    fn listing_document() -> Value {
+        let session = || json!([{"name": "sessionId", "in": "path", "required": true}]);
+        let get = |id: &str, parameters: Value, schema: Value| {
+            json!({"get": {"operationId": id, "summary": format!("Reads {id}."), "parameters": parameters,
+                "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": schema}}}}}})
+        };
+        let entry = json!({"type": "object", "properties": {"id": {"type": "string"}}});
+        let source = json!({"type": "object", "properties": {"sourceId": {"type": "string"}}});
+        let with = |extra: &str| {
+            let mut parameters = session();
+            parameters
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"name": extra, "in": "path"}));
+            parameters
+        };
+        json!({
+            "paths": {
+                "/v1/sessions/{sessionId}/things": get("GetThings", session(), json!({"type": "object", "properties": {
+                    "sources": {"type": "array", "items": source},
+                    "things": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}}})),
+                "/v1/sessions/{sessionId}/things/{thingId}/content": get("GetThingContent", with("thingId"), json!({})),
+                "/v1/sessions/{sessionId}/things/{thingId}/pdf": get("GetThingPdf", with("thingId"), json!({})),
+                "/v1/sessions/{sessionId}/files": get("GetFiles", session(), json!({"type": "array", "items": entry})),
+                "/v1/sessions/{sessionId}/files/{fileId}": get("GetFile", with("fileId"), json!({})),
+                "/v1/sessions/{sessionId}/pairs": get("GetPairs", session(), json!({"type": "object", "properties": {
+                    "left": {"type": "array", "items": entry}, "right": {"type": "array", "items": entry}}})),
+                "/v1/sessions/{sessionId}/pairs/{pairId}": get("GetPair", with("pairId"), json!({})),
+            },
+            "components": {"schemas": {"Thing": {"allOf": [entry]}}},
+        })
+    }
+
+    #[test]
+    fn a_listing_links_to_every_operation_taking_one_of_its_entries() {
+        let mut doc = listing_document();
+        // An overlay's own link to one of them, with its prose: kept as it is.
+        let overlay_link = json!({"operationId": "GetThingPdf",
+            "parameters": {"thingId": "$response.body#/things/0/id"}, "description": "Each thing's PDF."});
+        doc["paths"]["/v1/sessions/{sessionId}/things"]["get"]["responses"]["200"]["links"] =
+            json!({"Pdf": overlay_link});
+        derive(&mut doc);
+        let links = |path: &str| doc["paths"][path]["get"]["responses"]["200"]["links"].clone();
+        assert_eq!(
+            links("/v1/sessions/{sessionId}/things"),
+            json!({
+                "Pdf": overlay_link,
+                "GetThingContent": {
+                    "operationId": "GetThingContent",
+                    "parameters": {"sessionId": "$request.path.sessionId", "thingId": "$response.body#/things/0/id"},
+                    "description": "Each listed entry's id is the thingId of GetThingContent: Reads GetThingContent.",
+                },
+            })
+        );
+        assert_eq!(
+            links("/v1/sessions/{sessionId}/files")["GetFile"]["parameters"],
+            json!({"sessionId": "$request.path.sessionId", "fileId": "$response.body#/0/id"})
+        );
+        // Two lists with ids: which one an operation takes is not the shape's to say.
+        assert!(links("/v1/sessions/{sessionId}/pairs").is_null());
+
+        let once = doc.clone();
+        derive(&mut doc);
+        assert_eq!(doc, once, "deriving twice changes nothing");
     }
 }

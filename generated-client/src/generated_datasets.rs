@@ -432,6 +432,80 @@ impl Dataset {
             }
         }
     }
+    /// The entries the dataset's answer lists that other operations take by id
+    /// (the attachments, each one's content), as the API description's links say;
+    /// `None` for a dataset that lists none. For a reader of the answer's bytes: each
+    /// entry's id is read from [`Listing::id`](crate::session_datasets::Listing::id).
+    pub fn listing(self) -> Option<crate::session_datasets::Listing> {
+        match self {
+            Dataset::InputRequirements => None,
+            Dataset::SourceFiles => {
+                const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[
+                    <crate::builder::GetSourceFile<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                    <crate::builder::GetSourceFileContent<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                ];
+                Some(crate::session_datasets::Listing {
+                    member: None,
+                    id: "id",
+                    entry_operations: ENTRY_OPERATIONS,
+                })
+            }
+            Dataset::AccountStatements => {
+                const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[
+                    <crate::builder::GetAccountStatementExcel<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                    <crate::builder::GetAccountStatementTsv<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                ];
+                Some(crate::session_datasets::Listing {
+                    member: Some("accountStatements"),
+                    id: "id",
+                    entry_operations: ENTRY_OPERATIONS,
+                })
+            }
+            Dataset::Attachments => {
+                const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[
+                    <crate::builder::GetAttachmentContent<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                ];
+                Some(crate::session_datasets::Listing {
+                    member: Some("attachments"),
+                    id: "id",
+                    entry_operations: ENTRY_OPERATIONS,
+                })
+            }
+            Dataset::CategorizationsSummary => None,
+            Dataset::Categorizations => None,
+            Dataset::CourtAndInsolvencies => None,
+            Dataset::IdentityVerifications => {
+                const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[
+                    <crate::builder::GetIdentityVerificationImages<
+                        'static,
+                    > as crate::operation::Operation>::META,
+                ];
+                Some(crate::session_datasets::Listing {
+                    member: Some("identityVerifications"),
+                    id: "id",
+                    entry_operations: ENTRY_OPERATIONS,
+                })
+            }
+            Dataset::Immovables => None,
+            Dataset::LegalEntities => None,
+            Dataset::Metrics => None,
+            Dataset::NegativeTradelines => None,
+            Dataset::PersonDetails => None,
+            Dataset::PositiveTradelines => None,
+            Dataset::RegistryIncomes => None,
+            Dataset::Scores => None,
+        }
+    }
 }
 /// Every JSON dataset of one session, each with its own result. A deprecated dataset
 /// is `None` unless it was asked for. A new release of the API description may add

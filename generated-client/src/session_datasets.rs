@@ -51,7 +51,24 @@ use crate::error::Error;
 
 pub use crate::generated_datasets::{Dataset, SessionDatasets};
 use crate::generated_datasets::{Slots, fetch};
+use crate::operation::OperationMeta;
 use crate::readiness::Report;
+
+/// A dataset whose answer lists entries that other operations take by id
+/// ([`Dataset::listing`]): the attachments, each one's content; the account statements, each
+/// one's Excel file and TSV statement. Found in the API description's links, never named by
+/// hand, so a listing a release adds is known here after `cargo xtask regen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listing {
+    /// The member of the answer holding the entries (`attachments`); `None` when the answer is
+    /// the list itself.
+    pub member: Option<&'static str>,
+    /// The member of each entry holding its id (`id`).
+    pub id: &'static str,
+    /// The operations taking one entry's id, in the order the description links them.
+    pub entry_operations: &'static [&'static OperationMeta],
+}
 pub use crate::readiness::{Outcome, ProviderStatus, Readiness};
 
 /// How many datasets are read at once by default: all of them, so that a session costs one

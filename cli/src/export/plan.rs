@@ -7,6 +7,8 @@
 use std::collections::HashSet;
 use std::io::Read;
 
+use creditdata_client::builder;
+use creditdata_client::operation::{Operation, OperationMeta};
 use creditdata_client::readiness::{ProviderListProperties, ProviderStatus};
 use creditdata_client::session_datasets::Dataset;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -256,30 +258,40 @@ pub struct ListingRead {
     pub statuses: Vec<ProviderStatus>,
 }
 
-/// What a job's content lists, when it lists files: the member holding the list (the content
-/// itself when it is an array), and the dataset whose providers it may report.
+/// What a job's content lists, when it lists files: the member holding the list (`None` when the
+/// content is the list itself), each entry's id member, and the dataset whose providers it may
+/// report. A dataset's come from the API description's links ([`Dataset::listing`]).
 #[derive(Clone, Copy)]
 pub struct ListingOf {
-    field: &'static str,
+    member: Option<&'static str>,
+    id: &'static str,
     dataset: Option<Dataset>,
 }
 
 impl ListingOf {
     /// The listing `fetch` obtains, if it obtains one.
     pub fn of(fetch: &Fetch) -> Option<ListingOf> {
-        let (field, dataset) = match fetch {
-            Fetch::Dataset(dataset @ Dataset::AccountStatements, _) => {
-                ("accountStatements", Some(*dataset))
-            }
-            Fetch::Dataset(dataset @ Dataset::Attachments, _) => ("attachments", Some(*dataset)),
-            Fetch::Dataset(dataset @ Dataset::IdentityVerifications, _) => {
-                ("identityVerifications", Some(*dataset))
-            }
-            Fetch::Dataset(dataset @ Dataset::SourceFiles, _) => ("sourceFiles", Some(*dataset)),
-            Fetch::IdentityImages(_) => ("images", None),
-            _ => return None,
-        };
-        Some(ListingOf { field, dataset })
+        match fetch {
+            Fetch::Dataset(dataset, _) => dataset.listing().map(|listing| ListingOf {
+                member: listing.member,
+                id: listing.id,
+                dataset: Some(*dataset),
+            }),
+            // One verification's images: `GetIdentityVerificationImages`, which `fetch.rs`
+            // calls by name, answers them in `images`.
+            Fetch::IdentityImages(_) => Some(ListingOf {
+                member: Some("images"),
+                id: "id",
+                dataset: None,
+            }),
+            _ => None,
+        }
+    }
+
+    /// `` `attachments` `` or `the list`, as an error names what it expected.
+    fn what(&self) -> String {
+        self.member
+            .map_or_else(|| "a list".to_string(), |member| format!("`{member}`"))
     }
 }
 
@@ -329,7 +341,7 @@ impl<'de> Visitor<'de> for ListingVisitor {
     type Value = ListingRead;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(formatter, "a listing with `{}`", self.listing.field)
+        write!(formatter, "a listing with {}", self.listing.what())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ListingRead, A::Error> {
@@ -341,8 +353,8 @@ impl<'de> Visitor<'de> for ListingVisitor {
                 .copied();
             let dataset_status =
                 readiness.is_some_and(|r| r.dataset_statuses.iter().any(|status| *status == key));
-            if key == self.listing.field {
-                read.items = map.next_value_seed(ItemsSeed(self.limit, self.listing.field))?;
+            if Some(key.as_str()) == self.listing.member {
+                read.items = map.next_value_seed(ItemsSeed(self.limit, self.listing.id))?;
             } else if let (Some(list), Some(dataset)) = (provider_list, self.listing.dataset) {
                 let seed = StatusesSeed {
                     dataset,
@@ -365,13 +377,13 @@ impl<'de> Visitor<'de> for ListingVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ListingRead, A::Error> {
         Ok(ListingRead {
-            items: ItemsSeed(self.limit, self.listing.field).visit_seq(seq)?,
+            items: ItemsSeed(self.limit, self.listing.id).visit_seq(seq)?,
             statuses: Vec::new(),
         })
     }
 }
 
-/// The most items taken, and the listing's field (which says how its entries name a format).
+/// The most items taken, and the member holding each entry's id.
 struct ItemsSeed(usize, &'static str);
 
 impl<'de> DeserializeSeed<'de> for ItemsSeed {
@@ -397,13 +409,13 @@ impl<'de> Visitor<'de> for ItemsSeed {
         let mut items = Items::default();
         // One item at a time, dropped unless taken.
         while let Some(item) = seq.next_element::<Value>()? {
-            let Some(id) = item.get("id").and_then(Value::as_str) else {
+            let Some(id) = item.get(self.1).and_then(Value::as_str) else {
                 continue;
             };
             if items.taken.len() < self.0 {
                 items.taken.push(Item {
                     id: id.to_string(),
-                    extension: extension_of_item(&item, self.1),
+                    extension: extension_of_item(&item),
                 });
             } else {
                 items.beyond += 1;
@@ -468,17 +480,15 @@ impl<'de> Visitor<'de> for StatusesSeed {
     }
 }
 
-/// The extension a listing entry names: a source file's `type` (its format: `XML`, `JSON`...),
-/// otherwise its file name's or its MIME type's.
-fn extension_of_item(item: &Value, field: &str) -> String {
+/// The extension a listing entry names: its file name's, else its MIME type's, else its `type`
+/// read as a format (a source file's `XML`, `JSON`...).
+fn extension_of_item(item: &Value) -> String {
     let text = |name: &str| item.get(name).and_then(Value::as_str);
-    if field == "sourceFiles" {
-        return text("type")
-            .and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
-            .unwrap_or_default();
-    }
     store::extension_of(text("fileName"))
         .or_else(|| store::extension_for_content_type(text("mimeType")))
+        .or_else(|| {
+            text("type").and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
+        })
         .unwrap_or_default()
 }
 
@@ -569,26 +579,112 @@ pub fn dataset_key(dataset: Dataset) -> String {
     format!("dataset:{}", dataset.name())
 }
 
-/// The datasets this run leaves out on purpose, so that a complete session says what it does
-/// not contain: those the service deprecates, unless `--include-deprecated`.
-pub fn skipped_datasets(include_deprecated: bool) -> Vec<SkippedFile> {
-    if include_deprecated {
-        return Vec::new();
-    }
-    Dataset::ALL
+/// What this run leaves out, so that a complete session says what it does not contain: the
+/// datasets the service deprecates, unless `--include-deprecated`; and what a listed entry leads
+/// to that the export does not download ([`entry_operations_not_exported`]).
+pub fn skipped_files(include_deprecated: bool) -> Vec<SkippedFile> {
+    let exported = Dataset::ALL
         .into_iter()
-        .filter_map(|dataset| {
+        .filter(|dataset| include_deprecated || !dataset.deprecated());
+    let mut skipped = entry_operations_not_exported(exported, &entry_operations_exported());
+    if !include_deprecated {
+        skipped.extend(Dataset::ALL.into_iter().filter_map(|dataset| {
             dataset.deprecation().map(|note| SkippedFile {
                 key: dataset_key(dataset),
                 reason: format!("{note} (exported with --include-deprecated)"),
             })
-        })
-        .collect()
+        }));
+    }
+    skipped
+}
+
+/// The operations a listed entry leads to that the export obtains: those `fetch.rs` calls for an
+/// entry, and `GetSourceFile`, whose answer is the listed entry itself (already in the listing).
+fn entry_operations_exported() -> [&'static OperationMeta; 6] {
+    [
+        <builder::GetAccountStatementExcel<'static> as Operation>::META,
+        <builder::GetAccountStatementTsv<'static> as Operation>::META,
+        <builder::GetAttachmentContent<'static> as Operation>::META,
+        <builder::GetIdentityVerificationImages<'static> as Operation>::META,
+        <builder::GetSourceFile<'static> as Operation>::META,
+        <builder::GetSourceFileContent<'static> as Operation>::META,
+    ]
+}
+
+/// The operations the listings of `datasets` lead to (the API description's links,
+/// [`Dataset::listing`]) that are not in `exported`, each once: a release that adds one (an
+/// attachment's thumbnail) has the export say so in every session's manifest, by name, until
+/// the export learns to download it, instead of leaving it out unsaid.
+fn entry_operations_not_exported(
+    datasets: impl Iterator<Item = Dataset>,
+    exported: &[&OperationMeta],
+) -> Vec<SkippedFile> {
+    let mut seen = HashSet::new();
+    let mut skipped = Vec::new();
+    for dataset in datasets {
+        let Some(listing) = dataset.listing() else {
+            continue;
+        };
+        for operation in listing.entry_operations {
+            if exported.iter().any(|known| known.id == operation.id) || !seen.insert(operation.id) {
+                continue;
+            }
+            skipped.push(SkippedFile {
+                key: format!("operation:{}", operation.id),
+                reason: format!(
+                    "each entry of {} leads to {} ({} {}), which this export does not download \
+                     yet; read it with the client (Client::{})",
+                    dataset.name(),
+                    operation.id,
+                    operation.method,
+                    operation.path,
+                    operation.rust_name
+                ),
+            });
+        }
+    }
+    skipped
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_entry_operation_the_export_does_not_download_is_said_by_name() {
+        // Whatever the description's listings lead to: those the export knows are obtained,
+        // every other one is in the manifest's `skipped`, once, with its method and path.
+        let exported = entry_operations_exported();
+        let skipped = skipped_files(true);
+        let mut expected = HashSet::new();
+        for dataset in Dataset::ALL {
+            for operation in dataset.listing().map_or(&[][..], |l| l.entry_operations) {
+                if !exported.iter().any(|known| known.id == operation.id) {
+                    expected.insert(format!("operation:{}", operation.id));
+                }
+            }
+        }
+        let said: HashSet<String> = skipped.iter().map(|file| file.key.clone()).collect();
+        assert_eq!(said, expected);
+
+        // With nothing known, every entry operation is said: named, with where it is.
+        let all = entry_operations_not_exported(Dataset::ALL.into_iter(), &[]);
+        let (dataset, listing) = Dataset::ALL
+            .into_iter()
+            .find_map(|dataset| Some((dataset, dataset.listing()?)))
+            .expect("the description lists entries somewhere");
+        let operation = listing.entry_operations[0];
+        let entry = all
+            .iter()
+            .find(|file| file.key == format!("operation:{}", operation.id))
+            .unwrap();
+        let each = format!("each entry of {}", dataset.name());
+        assert!(entry.reason.contains(&each), "{}", entry.reason);
+        assert!(entry.reason.contains(operation.path), "{}", entry.reason);
+        let ids: Vec<&str> = all.iter().map(|file| file.key.as_str()).collect();
+        let unique: HashSet<&str> = ids.iter().copied().collect();
+        assert_eq!(ids.len(), unique.len(), "each operation once: {ids:?}");
+    }
 
     fn read(job: &Job, content: &[u8], limit: usize) -> ListingRead {
         let listing = ListingOf::of(&job.fetch).unwrap();

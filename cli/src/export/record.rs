@@ -96,7 +96,7 @@ impl SessionReport {
             exported_at: chrono::Utc::now(),
             files: complete.into_values().collect(),
             failed: self.failures.clone(),
-            skipped: plan::skipped_datasets(include_deprecated),
+            skipped: plan::skipped_files(include_deprecated),
         };
         if let Err(error) = manifest.save(tree, dir).await {
             self.index.complete = false;

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
+use creditdata_client::session_datasets::Dataset;
 use creditdata_mock::{MockConfig, MockServer, TokenOptions};
 use serde_json::Value;
 
@@ -114,15 +115,15 @@ async fn served_now(dir: &Path, vars: &[(&'static str, String)], id: &str, key: 
     bytes
 }
 
-/// The datasets the export plans files from, which it writes as the service sent them (streamed:
-/// a listing's length never grows its memory). The others are written as `datasets get` prints
-/// them.
-const LISTINGS: [&str; 4] = [
-    "dataset:account-statements",
-    "dataset:attachments",
-    "dataset:identity-verifications",
-    "dataset:source-files",
-];
+/// Whether the export plans files from this manifest key's dataset, and so writes it as the
+/// service sent it (streamed: a listing's length never grows its memory): a dataset whose
+/// entries the description links to other operations. The others are written as `datasets get`
+/// prints them.
+fn is_listing(key: &str) -> bool {
+    Dataset::ALL
+        .into_iter()
+        .any(|dataset| dataset.listing().is_some() && key == format!("dataset:{}", dataset.name()))
+}
 
 /// What the service sends for a dataset, as it sends it: read with a plain HTTP client.
 async fn served_as_sent(mock: &MockServer, id: &str, key: &str) -> Vec<u8> {
@@ -326,7 +327,7 @@ async fn nothing_pending_is_presented_as_complete_and_a_rerun_catches_up() {
             continue;
         }
         let archived = std::fs::read(session_dir.join(file["path"].as_str().unwrap())).unwrap();
-        let served = if LISTINGS.contains(&key) {
+        let served = if is_listing(key) {
             served_as_sent(&mock, &id, key).await
         } else {
             served_now(dir, &vars, &id, key).await

@@ -239,3 +239,70 @@ fn readiness_is_found_by_shape_before_and_after_a_release() {
         );
     }
 }
+
+/// Every link of `doc`'s answers that reads a listed entry next to a request's own path
+/// parameter: the links a listing's entries lead by (the overlay writes the service's).
+fn without_listed_entry_links(mut doc: Value) -> Value {
+    let paths = doc["paths"].as_object_mut().unwrap();
+    for item in paths.values_mut() {
+        for operation in item.as_object_mut().unwrap().values_mut() {
+            let Some(responses) = operation
+                .get_mut("responses")
+                .and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            for response in responses.values_mut() {
+                if let Some(links) = response.get_mut("links").and_then(Value::as_object_mut) {
+                    links.retain(|_, link| {
+                        !link["parameters"].as_object().is_some_and(|parameters| {
+                            parameters.values().any(|value| {
+                                value
+                                    .as_str()
+                                    .is_some_and(|v| v.starts_with("$request.path."))
+                            })
+                        })
+                    });
+                }
+            }
+        }
+    }
+    doc
+}
+
+#[test]
+fn the_listings_the_overlay_declares_are_found_by_shape_alone() {
+    // The service's listings as its effective description declares them (the links overlay),
+    // and as the links stage finds them once those links are gone: the same, so a listing a
+    // release adds needs no overlay to be read as one.
+    let effective: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.effective.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let listings = |doc: &Value| {
+        datasets::session_datasets(doc)
+            .unwrap()
+            .into_iter()
+            .filter_map(|dataset| {
+                let mut listing = dataset.listing?;
+                listing.entry_operations.sort();
+                Some((dataset.name, listing))
+            })
+            .collect::<Vec<_>>()
+    };
+    let declared = listings(&effective);
+    assert!(
+        declared.len() >= 2,
+        "the description declares listings: {declared:?}"
+    );
+    let mut derived = without_listed_entry_links(effective);
+    assert!(
+        listings(&derived).is_empty(),
+        "the links are gone before deriving"
+    );
+    creditdata_codegen::links::derive(&mut derived);
+    assert_eq!(listings(&derived), declared);
+}
