@@ -82,13 +82,7 @@ fn link_listed_entries(doc: &mut Value) {
                 expected.push(q.clone());
                 expected.sort();
                 (path_parameters(doc, &target) == expected).then_some(())?;
-                let id = target.operation.get("operationId")?.as_str()?.to_owned();
-                let summary = target
-                    .operation
-                    .get("summary")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
+                let (id, summary) = id_and_summary(&target)?;
                 Some((id, q, summary))
             })
             .collect();
@@ -228,16 +222,7 @@ fn resources(doc: &Value) -> Vec<Resource> {
         let targets: Vec<(String, String)> = operations(doc)
             .filter(|target| target.path == op.path || target.path.starts_with(&below))
             .filter(|target| path_parameters(doc, target) == [parameter.clone()])
-            .filter_map(|target| {
-                let id = target.operation.get("operationId")?.as_str()?.to_owned();
-                let summary = target
-                    .operation
-                    .get("summary")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-                Some((id, summary))
-            })
+            .filter_map(|target| id_and_summary(&target))
             .collect();
         if !targets.is_empty() {
             found.push(Resource {
@@ -249,6 +234,18 @@ fn resources(doc: &Value) -> Vec<Resource> {
         }
     }
     found
+}
+
+/// An operation's id (none: it is left out) and summary (empty when it has none).
+fn id_and_summary(op: &Operation<'_>) -> Option<(String, String)> {
+    let id = op.operation.get("operationId")?.as_str()?.to_owned();
+    let summary = op
+        .operation
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    Some((id, summary))
 }
 
 /// `p` of a path ending in `/{p}`.
