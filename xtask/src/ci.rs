@@ -142,38 +142,37 @@ fn skipped_steps(args: &CiArgs, known: &[&str]) -> anyhow::Result<Vec<String>> {
     Ok(skipped)
 }
 
-/// Cargo's switch for incremental compilation, which every step's cargo inherits.
-const INCREMENTAL: &str = "CARGO_INCREMENTAL";
-
-/// What a run's builds leave out unless the caller chose otherwise: debug info (a failed test
-/// still says where it panicked; its binaries are built to run once, not to be stepped through
-/// in a debugger), including the standard library's in every linked binary. About a quarter of
-/// each test binary.
-const LEAN_BUILD: [(&str, &str); 2] = [
+/// What a run's builds leave out, each unless the caller chose otherwise (set the variable): the
+/// steps build every crate once, so incremental state is written and never read (2.1 of a fresh
+/// test build's 5.0 GB, the largest thing on disk; CI once ran out of space); and debug info, the
+/// standard library's included, about a quarter of each test binary (a failed test still says
+/// where it panicked; these binaries run once, nobody steps through them in a debugger).
+const LEAN_BUILD: [(&str, &str); 3] = [
+    ("CARGO_INCREMENTAL", "0"),
     ("CARGO_PROFILE_DEV_DEBUG", "0"),
     ("CARGO_PROFILE_DEV_STRIP", "debuginfo"),
 ];
 
+/// The [`LEAN_BUILD`] settings the caller left unset.
+fn unset_lean_settings(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'static str)> {
+    LEAN_BUILD
+        .into_iter()
+        .filter(|(name, _)| !is_set(name))
+        .collect()
+}
+
 /// Runs every step (a failure does not stop the others), then prints one summary line.
 ///
-/// The steps build every crate once, so incremental compilation only writes state no later
-/// build reads: on a fresh machine it was the largest thing on disk (2.1 of 5.0 GB for the test
-/// build) and CI once ran out of space. Unless the caller chose (`CARGO_INCREMENTAL` set), the
-/// run starts again as a child process with it off and [`LEAN_BUILD`], which every cargo it
-/// starts, including release-day's in its copy, inherits.
+/// When a [`LEAN_BUILD`] setting is unset, the run starts again as a child process with it
+/// set, which every cargo it starts inherits, release-day's in its copy included; the child has
+/// them all, so it runs the steps.
 pub fn run(args: &CiArgs) -> anyhow::Result<ExitCode> {
-    if std::env::var_os(INCREMENTAL).is_none() {
+    let unset = unset_lean_settings(|name| std::env::var_os(name).is_some());
+    if !unset.is_empty() {
         let exe = std::env::current_exe().context("cannot find the running xtask")?;
-        let mut child = Command::new(&exe);
-        child
+        let status = Command::new(&exe)
             .args(std::env::args_os().skip(1))
-            .env(INCREMENTAL, "0");
-        for (name, value) in LEAN_BUILD {
-            if std::env::var_os(name).is_none() {
-                child.env(name, value);
-            }
-        }
-        let status = child
+            .envs(unset)
             .status()
             .with_context(|| format!("cannot run {}", exe.display()))?;
         // The child printed its steps and its failures; its status is the run's.
@@ -235,6 +234,19 @@ fn run_steps(args: &CiArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_lean_settings_the_caller_left_unset_are_set_and_a_child_with_all_runs_the_steps() {
+        assert_eq!(unset_lean_settings(|_| false), LEAN_BUILD.to_vec());
+        assert_eq!(
+            unset_lean_settings(|name| name == "CARGO_INCREMENTAL"),
+            [
+                ("CARGO_PROFILE_DEV_DEBUG", "0"),
+                ("CARGO_PROFILE_DEV_STRIP", "debuginfo")
+            ]
+        );
+        assert!(unset_lean_settings(|_| true).is_empty());
+    }
 
     fn skipping(names: &[&str]) -> anyhow::Result<Vec<String>> {
         let known: Vec<&str> = steps().iter().map(|s| s.name).collect();
