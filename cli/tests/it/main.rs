@@ -11,3 +11,4 @@ mod sign_in;
 mod sign_in_trust;
 mod telemetry;
 mod trust;
+mod wait_deadline;
