@@ -5,6 +5,7 @@ mod browser;
 mod cli;
 mod common;
 mod export;
+mod export_crash;
 mod export_trust;
 mod ready;
 mod sign_in;
