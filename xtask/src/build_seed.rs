@@ -117,10 +117,12 @@ fn seed_waiting(
 ) -> anyhow::Result<Seeded> {
     let from = from.join(PROFILE);
     let to = to.join(PROFILE);
-    if !from.is_dir() {
-        return Ok(Seeded::default());
-    }
-    let _built = lock::BuildDirectory::take(&from, &mut waiting)?;
+    // A workspace that never built has no directory to lock, and nothing to seed.
+    let _built = if from.is_dir() {
+        Some(lock::BuildDirectory::take(&from, &mut waiting)?)
+    } else {
+        None
+    };
     std::fs::create_dir_all(&to).with_context(|| format!("cannot create {}", to.display()))?;
     let _copy = lock::BuildDirectory::take(&to, &mut waiting)?;
     for dir in UNIT_DIRS.iter().chain(&["incremental"]) {
@@ -560,8 +562,13 @@ mod tests {
     fn a_workspace_that_never_built_seeds_nothing() {
         let from = tempfile::tempdir().unwrap();
         let to = tempfile::tempdir().unwrap();
+        write(&to.path().join("debug/deps/stale"), "old");
         let seeded = seed(from.path(), to.path(), &BTreeSet::new()).unwrap();
         assert_eq!(seeded, Seeded::default());
+        assert!(
+            !to.path().join("debug/deps").exists(),
+            "what an earlier copy left is gone"
+        );
     }
 
     #[test]
