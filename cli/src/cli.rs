@@ -324,7 +324,8 @@ pub enum SessionsCommand {
         /// consent (the providers may still be working: the datasets may be empty).
         #[arg(long, value_enum, default_value_t = WaitUntil::Ready, value_name = "WHAT")]
         until: WaitUntil,
-        /// How long to wait in all (e.g. 90s, 15m, 1h).
+        /// How long to wait in all (e.g. 90s, 15m, 1h): a deadline for every request of the
+        /// wait, retries included; the command returns within it plus 2 s.
         #[arg(long, default_value = "15m", value_parser = parse_duration, value_name = "DURATION")]
         timeout: Duration,
         /// The first pause between two reads of the session; later pauses double.

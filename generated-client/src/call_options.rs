@@ -281,6 +281,12 @@ impl ActiveOptions {
     }
 }
 
+/// The deadline the enclosing scope gives each call, if any (a helper that bounds its own
+/// calls keeps the shorter of it and its own).
+pub(crate) fn enclosing_timeout() -> Option<Duration> {
+    CALL.try_with(|scope| scope.options.timeout).ok().flatten()
+}
+
 /// The options of the call starting now, when it runs inside a scope (`None`, at the cost of
 /// one thread-local lookup, for a call without options).
 pub(crate) fn active() -> Option<ActiveOptions> {

@@ -28,6 +28,13 @@
 //! seen. Transient failures of a poll (timeouts, broken connections, 408/429/5xx after the
 //! client's own retries) do not end the wait; other errors (404, 401, ...) end it at once.
 //!
+//! The deadline is a deadline: every call a wait makes is bounded by it (retries, the rate
+//! limiter's and the token's waits included), with [`DEADLINE_ALLOWANCE`] for a poll made at
+//! the deadline, so a wait with timeout T returns within T plus that allowance however slowly,
+//! or not at all, the service answers. A poll cut short so ends in
+//! [`Error::DeadlineExceeded`] (naming the operation); when it was the last, that is the
+//! wait's error.
+//!
 //! # Waiting for the data
 //!
 //! A session is `COMPLETED_BY_CUSTOMER` once the consumer has consented, but each Data Provider
@@ -70,13 +77,19 @@
 #[cfg(feature = "session-datasets")]
 mod data;
 
+use std::future::IntoFuture;
 use std::time::Duration;
 
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use crate::call_options::{self, CallOptions};
 use crate::types::{CustomerProgressStatus, Session};
 use crate::{Client, Error, Result};
+
+/// How long past its deadline a wait's last call may take: a poll made at the deadline gets
+/// this long to be answered. A wait returns within its timeout plus this.
+pub const DEADLINE_ALLOWANCE: Duration = Duration::from_secs(2);
 
 #[cfg(feature = "session-datasets")]
 pub use data::DataWait;
@@ -85,7 +98,8 @@ pub use data::DataWait;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitOptions {
     /// How long to wait in total before giving up (default 15 minutes). The last poll happens
-    /// at the deadline at the latest. Any value is accepted: one too long for the clock
+    /// at the deadline at the latest, and every call is bounded by it: the wait returns within
+    /// this plus [`DEADLINE_ALLOWANCE`]. Any value is accepted: one too long for the clock
     /// (`Duration::MAX`) waits without a deadline.
     pub timeout: Duration,
     /// The pause after the first poll (default 2 s); each later pause doubles, up to
@@ -160,6 +174,21 @@ impl Schedule {
         Instant::now().saturating_duration_since(self.started)
     }
 
+    /// `call` (a poll or a read of the wait) with a deadline of its own that ends
+    /// [`DEADLINE_ALLOWANCE`] after the wait's, retries and waits for the rate limiter or a
+    /// token included (the shorter deadline wins when the caller's scope sets one); as it is
+    /// without a deadline.
+    pub(crate) async fn bounded<F: IntoFuture>(&self, call: F) -> F::Output {
+        let Some(deadline) = self.deadline else {
+            return call.await;
+        };
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .saturating_add(DEADLINE_ALLOWANCE);
+        let timeout = call_options::enclosing_timeout().map_or(left, |outer| outer.min(left));
+        CallOptions::new().timeout(timeout).scope(call).await
+    }
+
     /// Sleeps until the next poll (at the deadline at the latest), and doubles the pause.
     pub(crate) async fn pause(&mut self) {
         let until_deadline = self.deadline.map_or(Duration::MAX, |d| {
@@ -195,28 +224,28 @@ impl Client {
     ) -> Result<Session> {
         loop {
             // This poll's outcome; the failures that end the wait at once return here.
-            let outcome: Result<Session> =
-                match self.get_session().session_id(session_id).call().await {
+            let poll = self.get_session().session_id(session_id).call();
+            let outcome: Result<Session> = match schedule.bounded(poll).await {
+                Ok(session)
+                    if session.customer_progress_status
+                        != CustomerProgressStatus::WaitingForCustomer =>
+                {
+                    return Ok(session);
+                }
+                Ok(session) => {
+                    tracing::debug!(%session_id, "session still waiting for the customer");
                     Ok(session)
-                        if session.customer_progress_status
-                            != CustomerProgressStatus::WaitingForCustomer =>
-                    {
-                        return Ok(session);
-                    }
-                    Ok(session) => {
-                        tracing::debug!(%session_id, "session still waiting for the customer");
-                        Ok(session)
-                    }
-                    Err(error) if error.is_transient() => {
-                        tracing::warn!(
-                            %session_id,
-                            error = &error as &dyn std::error::Error,
-                            "polling the session failed; polling again"
-                        );
-                        Err(error)
-                    }
-                    Err(error) => return Err(error),
-                };
+                }
+                Err(error) if error.is_transient() => {
+                    tracing::warn!(
+                        %session_id,
+                        error = &error as &dyn std::error::Error,
+                        "polling the session failed; polling again"
+                    );
+                    Err(error)
+                }
+                Err(error) => return Err(error),
+            };
             if schedule.is_over() {
                 // When the last poll failed, its error says more than an older session would.
                 let session = outcome?;

@@ -62,6 +62,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use config::{ConfigError, DEFAULT_TAKE, MAX_TAKE, MockConfig};
+/// How deep a Session member only the description knows may nest (deeper is refused with 400).
+pub use described::MAX_MEMBER_DEPTH;
 pub use guard::CONTROL_HEADER;
 pub use idp::TokenOptions;
 pub use problem::Problem;
@@ -73,7 +75,8 @@ pub use store::StateError;
 /// A schema-valid example of the JSON body that `operation_id` answers with `200` in
 /// `description` (an effective, OpenAPI 3.0 document), drawn from `seed`: the kind of answer the
 /// mock makes for an operation it has no handler for. `None` when the description has no such
-/// operation or no JSON `200` answer for it. Tests of clients use it for what the vendor adds
+/// operation or no JSON `200` answer for it, or the mock cannot make a valid one (its server
+/// answers 501 there). Tests of clients use it for what the vendor adds
 /// after their own fixtures were written.
 pub fn example_answer(
     description: &serde_json::Value,
@@ -90,7 +93,8 @@ pub fn example_answer(
         .find(|op| op.get("operationId").and_then(serde_json::Value::as_str) == Some(operation_id))?
         .pointer("/responses/200/content/application~1json/schema")?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    Some(described::example::example(description, schema, &mut rng))
+    let validator = described::schema::validator(description, schema).ok()?;
+    described::example::valid_example(description, schema, &validator, &mut rng, |_, _| Ok(())).ok()
 }
 
 use guard::HostPolicy;

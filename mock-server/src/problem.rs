@@ -21,6 +21,7 @@ const TYPE_METHOD_NOT_ALLOWED: &str = "https://tools.ietf.org/html/rfc9110#secti
 const TYPE_CONFLICT: &str = "https://tools.ietf.org/html/rfc9110#section-15.5.10";
 const TYPE_PAYLOAD_TOO_LARGE: &str = "https://tools.ietf.org/html/rfc9110#section-15.5.14";
 const TYPE_INTERNAL: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.1";
+const TYPE_NOT_IMPLEMENTED: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.2";
 const TYPE_TOO_MANY_REQUESTS: &str = "https://tools.ietf.org/html/rfc6585#section-4";
 const TYPE_BAD_GATEWAY: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.3";
 const TYPE_SERVICE_UNAVAILABLE: &str = "https://tools.ietf.org/html/rfc9110#section-15.6.4";
@@ -158,6 +159,17 @@ impl Problem {
             StatusCode::INTERNAL_SERVER_ERROR,
             TYPE_INTERNAL,
             "Internal Server Error",
+            detail,
+        )
+    }
+
+    /// 501: the mock cannot answer this request as the description says it should (an answer
+    /// it cannot make up); `detail` names what.
+    pub fn not_implemented(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::NOT_IMPLEMENTED,
+            TYPE_NOT_IMPLEMENTED,
+            "Not Implemented",
             detail,
         )
     }

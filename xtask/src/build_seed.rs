@@ -1,14 +1,25 @@
 //! Release-day's copy starts from this workspace's compiled dependencies, never from its own
-//! packages.
+//! packages, and nothing the copy's build does reaches this workspace's build directory.
 //!
 //! The copy builds in a target directory of its own (`target/release-day/`). Empty, it would
 //! compile every dependency again: minutes, and as much disk as this workspace's build (CI once
 //! ran out of space doing it). Sharing this workspace's directory is no answer: cargo names a
 //! workspace package's artifacts by its path relative to the workspace root, so the copy's
 //! packages would replace this workspace's, and cargo would take them as fresh afterwards
-//! (docs/traps.md). So the copy's directory is seeded with hard links (no disk) to every
-//! artifact of this workspace's `debug` profile, but those of the packages whose `Cargo.toml`
-//! the workspace holds: found by the hash that names each of their build units.
+//! (docs/traps.md). So the copy's directory is seeded with this workspace's `debug` profile but
+//! the units of the packages whose `Cargo.toml` the workspace holds (found by the hash that
+//! names each of their build units).
+//!
+//! A hard link is the same file under two names: whatever writes into it in place writes into
+//! this workspace's build. The copy does rebuild dependencies with the same file names when its
+//! environment differs (`CFLAGS`: every build script that watches it runs again, and the crates
+//! above it compile again): cargo rewrites fingerprints and build-script outputs in place,
+//! rustc truncates its `.d` files, build scripts write into their `OUT_DIR`. Only what rustc
+//! and the linker replace (a new file renamed over the name: `.rlib`, `.rmeta`, `.so`, checked
+//! with strace) is linked, the bulk of the bytes; everything else is copied, with its
+//! modification time, so freshness reads the same. And cargo's lock on each build directory
+//! (`debug/.cargo-lock`, `flock`) is held while seeding, so no build of this workspace writes
+//! while it is read, and no other copy's build while its directory is refilled.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -25,10 +36,27 @@ const PROFILE: &str = "debug";
 /// What a seeding did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Seeded {
-    /// Files hard-linked.
+    /// Files hard-linked (what the compiler and the linker only ever replace).
     pub linked: usize,
+    /// Files copied (what cargo, rustc and build scripts may write in place).
+    pub copied: usize,
     /// Files of the workspace's own packages, left for the copy to build.
     pub left: usize,
+}
+
+/// The lock file cargo takes in a profile's directory while it builds there.
+const CARGO_LOCK: &str = ".cargo-lock";
+
+/// Whether a unit's file is only ever replaced, never written in place, by what builds it:
+/// rustc renames a new `.rlib` and `.rmeta` over the old name, the linker does the same for a
+/// proc-macro's shared library. Everything else of `deps/` (the `.d` files rustc truncates) and
+/// all of `.fingerprint/` and `build/` is copied.
+fn replaced_whole(relative: &Path) -> bool {
+    relative.starts_with("deps")
+        && relative
+            .extension()
+            .and_then(|extension| extension.to_str())
+            .is_some_and(|extension| matches!(extension, "rlib" | "rmeta" | "so" | "dylib" | "dll"))
 }
 
 /// The names of the packages whose `Cargo.toml` is under `root` (a target directory excluded):
@@ -66,11 +94,37 @@ pub fn local_packages(root: &Path) -> anyhow::Result<BTreeSet<String>> {
     Ok(names)
 }
 
-/// Replaces the build units of `to`'s `debug` profile with hard links to `from`'s, but those of
-/// `local` packages (and incremental state, which the copy does without).
+/// Replaces the build units of `to`'s `debug` profile with `from`'s, but those of `local`
+/// packages (and incremental state, which the copy does without): what is only ever replaced
+/// hard-linked, the rest copied. Holds cargo's lock on both directories meanwhile (saying so
+/// when it has to wait for a build).
 pub fn seed(from: &Path, to: &Path, local: &BTreeSet<String>) -> anyhow::Result<Seeded> {
+    seed_waiting(from, to, local, |dir| {
+        println!(
+            "release-day: waiting for cargo's lock on {} (a build is running there)",
+            dir.display()
+        );
+    })
+}
+
+/// [`seed`], calling `waiting` with a directory whose lock another process holds, before
+/// waiting for it.
+fn seed_waiting(
+    from: &Path,
+    to: &Path,
+    local: &BTreeSet<String>,
+    mut waiting: impl FnMut(&Path),
+) -> anyhow::Result<Seeded> {
     let from = from.join(PROFILE);
     let to = to.join(PROFILE);
+    // A workspace that never built has no directory to lock, and nothing to seed.
+    let _built = if from.is_dir() {
+        Some(lock::BuildDirectory::take(&from, &mut waiting)?)
+    } else {
+        None
+    };
+    std::fs::create_dir_all(&to).with_context(|| format!("cannot create {}", to.display()))?;
+    let _copy = lock::BuildDirectory::take(&to, &mut waiting)?;
     for dir in UNIT_DIRS.iter().chain(&["incremental"]) {
         let dir = to.join(dir);
         if dir.exists() {
@@ -102,14 +156,91 @@ pub fn seed(from: &Path, to: &Path, local: &BTreeSet<String>) -> anyhow::Result<
                     std::fs::create_dir_all(parent)
                         .with_context(|| format!("cannot create {}", parent.display()))?;
                 }
-                // A file that cannot be linked (another file system) is built by the copy.
-                if std::fs::hard_link(&file, &target).is_ok() {
+                // A file that cannot be linked (another file system) is copied.
+                if replaced_whole(relative) && std::fs::hard_link(&file, &target).is_ok() {
                     seeded.linked += 1;
+                } else {
+                    copy_with_time(&file, &target)?;
+                    seeded.copied += 1;
                 }
             }
         }
     }
     Ok(seeded)
+}
+
+/// Copies `from` to `to` (a new file) with `from`'s modification time: cargo compares times to
+/// decide what is fresh.
+fn copy_with_time(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::copy(from, to)
+        .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+    let modified = std::fs::metadata(from)
+        .and_then(|metadata| metadata.modified())
+        .with_context(|| format!("cannot read {}", from.display()))?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .and_then(|file| file.set_modified(modified))
+        .with_context(|| format!("cannot set the time of {}", to.display()))
+}
+
+/// Cargo's lock on a build directory.
+mod lock {
+    use std::path::Path;
+
+    use anyhow::Context;
+
+    /// Held until dropped: the same advisory `flock` cargo takes on `debug/.cargo-lock`
+    /// ("Blocking waiting for file lock on build directory").
+    pub struct BuildDirectory {
+        #[cfg(unix)]
+        _file: std::fs::File,
+    }
+
+    impl BuildDirectory {
+        #[cfg(unix)]
+        pub fn take(dir: &Path, waiting: &mut impl FnMut(&Path)) -> anyhow::Result<Self> {
+            use rustix::fs::{FlockOperation, flock};
+            let path = dir.join(super::CARGO_LOCK);
+            let file = std::fs::File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            loop {
+                match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                    Ok(()) => return Ok(BuildDirectory { _file: file }),
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(rustix::io::Errno::WOULDBLOCK) => {
+                        waiting(dir);
+                        loop {
+                            match flock(&file, FlockOperation::LockExclusive) {
+                                Ok(()) => return Ok(BuildDirectory { _file: file }),
+                                Err(rustix::io::Errno::INTR) => continue,
+                                Err(error) => {
+                                    return Err(error).with_context(|| {
+                                        format!("cannot lock {}", path.display())
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    Err(error) => {
+                        return Err(error)
+                            .with_context(|| format!("cannot lock {}", path.display()));
+                    }
+                }
+            }
+        }
+
+        /// Elsewhere cargo's lock is not an `flock`: nothing is taken.
+        #[cfg(not(unix))]
+        pub fn take(_dir: &Path, _waiting: &mut impl FnMut(&Path)) -> anyhow::Result<Self> {
+            Ok(BuildDirectory {})
+        }
+    }
 }
 
 /// The hashes of the build units of `local` packages: `.fingerprint/{package}-{hash}`.
@@ -165,6 +296,7 @@ fn files_under(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
     use std::os::unix::fs::MetadataExt;
 
     use super::*;
@@ -216,17 +348,40 @@ mod tests {
 
         let seeded = seed(from.path(), to.path(), &local).unwrap();
 
-        assert_eq!(seeded, Seeded { linked: 4, left: 3 });
+        assert_eq!(
+            seeded,
+            Seeded {
+                linked: 1,
+                copied: 3,
+                left: 3
+            }
+        );
         let debug = to.path().join("debug");
-        for theirs in [
-            format!("deps/libserde-{THEIRS}.rlib"),
+        let original = |path: &str| from.path().join("debug").join(path);
+        let linked = format!("deps/libserde-{THEIRS}.rlib");
+        assert_eq!(
+            std::fs::metadata(debug.join(&linked)).unwrap().ino(),
+            std::fs::metadata(original(&linked)).unwrap().ino(),
+            "{linked} is a hard link"
+        );
+        // What cargo, rustc or a build script may write in place is a copy, with its time.
+        for copied in [
             format!("deps/serde-{THEIRS}.d"),
             format!("build/serde-{THEIRS}/out/private.rs"),
             format!(".fingerprint/serde-{THEIRS}/lib"),
         ] {
-            let linked = std::fs::metadata(debug.join(&theirs)).unwrap();
-            let original = std::fs::metadata(from.path().join("debug").join(&theirs)).unwrap();
-            assert_eq!(linked.ino(), original.ino(), "{theirs} is a hard link");
+            let copy = std::fs::metadata(debug.join(&copied)).unwrap();
+            let source = std::fs::metadata(original(&copied)).unwrap();
+            assert_ne!(copy.ino(), source.ino(), "{copied} is a file of its own");
+            assert_eq!(
+                copy.modified().unwrap(),
+                source.modified().unwrap(),
+                "{copied}"
+            );
+            assert_eq!(
+                std::fs::read(debug.join(&copied)).unwrap(),
+                std::fs::read(original(&copied)).unwrap()
+            );
         }
         for ours in [
             format!("deps/libcreditdata_client-{OURS}.rlib"),
@@ -243,12 +398,177 @@ mod tests {
         }
     }
 
+    /// Every file below `dir`: its bytes and modification time.
+    fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
+        files_under(dir)
+            .unwrap()
+            .into_iter()
+            .map(|file| {
+                let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+                let bytes = std::fs::read(&file).unwrap();
+                (
+                    file.strip_prefix(dir).unwrap().to_path_buf(),
+                    (bytes, modified),
+                )
+            })
+            .collect()
+    }
+
+    /// `cargo build` of the workspace `root` into `root/target`, with `flavour` for the
+    /// dependency's build script; its stderr.
+    fn cargo_build(root: &Path, flavour: Option<&str>) -> String {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = std::process::Command::new(cargo);
+        command
+            .current_dir(root)
+            .args(["build", "--offline"])
+            .env("CARGO_TARGET_DIR", root.join("target"))
+            .env("CARGO_BUILD_BUILD_DIR", root.join("target"))
+            .env("CARGO_INCREMENTAL", "0")
+            .env_remove("CARGO_BUILD_TARGET")
+            .env_remove("SEED_TEST_FLAVOUR");
+        if let Some(flavour) = flavour {
+            command.env("SEED_TEST_FLAVOUR", flavour);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            output.status.success(),
+            "cargo build in {}: {stderr}",
+            root.display()
+        );
+        stderr
+    }
+
+    /// What the audit found: the copy, built with another environment, rebuilt a dependency
+    /// whose build script watches a variable (as cc-based ones watch `CFLAGS`), and wrote
+    /// through the links into this workspace's fingerprints and build-script outputs (which
+    /// then named the copy's directory). With a real cargo: seed, build the copy with the
+    /// variable changed, and not a byte or a modification time of the original changes.
+    #[test]
+    fn the_copys_build_changes_nothing_of_the_original() {
+        let root = tempfile::tempdir().unwrap();
+        let dep = root.path().join("dep");
+        write(
+            &dep.join("Cargo.toml"),
+            "[package]\nname = \"seeddep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        write(
+            &dep.join("build.rs"),
+            r#"fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=SEED_TEST_FLAVOUR");
+    let flavour = std::env::var("SEED_TEST_FLAVOUR").unwrap_or_else(|_| "plain".into());
+    let out = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(
+        format!("{out}/flavour.rs"),
+        format!("pub const FLAVOUR: &str = {flavour:?};"),
+    )
+    .unwrap();
+    println!("cargo:rustc-env=SEED_TEST_OUT={out}");
+}
+"#,
+        );
+        write(
+            &dep.join("src/lib.rs"),
+            "include!(concat!(env!(\"OUT_DIR\"), \"/flavour.rs\"));\n\
+             pub fn out() -> &'static str { env!(\"SEED_TEST_OUT\") }\n",
+        );
+        let original = root.path().join("original");
+        write(
+            &original.join("Cargo.toml"),
+            "[package]\nname = \"seedapp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+             [dependencies]\nseeddep = { path = \"../dep\" }\n[workspace]\n",
+        );
+        write(
+            &original.join("src/main.rs"),
+            "fn main() { println!(\"{} {}\", seeddep::FLAVOUR, seeddep::out()); }\n",
+        );
+        cargo_build(&original, None);
+        let copy = root.path().join("copy");
+        for file in ["Cargo.toml", "Cargo.lock", "src/main.rs"] {
+            write(
+                &copy.join(file),
+                &std::fs::read_to_string(original.join(file)).unwrap(),
+            );
+        }
+        let built = original.join("target");
+        let before = snapshot(&built);
+
+        let seeded = seed(
+            &built,
+            &copy.join("target"),
+            &local_packages(&copy).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            seeded.linked > 0 && seeded.copied > 0 && seeded.left > 0,
+            "{seeded:?}"
+        );
+        let stderr = cargo_build(&copy, Some("changed"));
+
+        // Not vacuous: the dependency was built again under the same names.
+        assert!(stderr.contains("Compiling seeddep"), "{stderr}");
+        let after = snapshot(&built);
+        let changed: Vec<&PathBuf> = before
+            .iter()
+            .filter(|(path, old)| after.get(*path) != Some(old))
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "files of the original changed: {changed:?}"
+        );
+        let added: Vec<&PathBuf> = after
+            .keys()
+            .filter(|path| !before.contains_key(*path))
+            .collect();
+        assert!(added.is_empty(), "files added to the original: {added:?}");
+    }
+
+    /// Seeding waits for cargo's lock on this workspace's build directory (a build running
+    /// there), says so, and touches nothing until it has it.
+    #[test]
+    fn seeding_waits_for_cargos_lock_on_the_build_directory() {
+        use rustix::fs::{FlockOperation, flock};
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        built(from.path());
+        let lock_path = from.path().join("debug").join(CARGO_LOCK);
+        let held = std::fs::File::create(&lock_path).unwrap();
+        flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
+
+        let (said, waited) = std::sync::mpsc::channel();
+        let (source, target) = (from.path().to_owned(), to.path().to_owned());
+        let seeding = std::thread::spawn(move || {
+            seed_waiting(&source, &target, &BTreeSet::new(), |dir| {
+                said.send(dir.to_owned()).unwrap();
+            })
+        });
+        let dir = waited
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("seeding says it waits");
+        assert_eq!(dir, from.path().join("debug"));
+        assert!(
+            !to.path().join("debug/deps").exists(),
+            "nothing is seeded while a build holds the lock"
+        );
+        drop(held);
+        let seeded = seeding.join().unwrap().unwrap();
+        assert_eq!(seeded.linked + seeded.copied, 7, "{seeded:?}");
+    }
+
     #[test]
     fn a_workspace_that_never_built_seeds_nothing() {
         let from = tempfile::tempdir().unwrap();
         let to = tempfile::tempdir().unwrap();
+        write(&to.path().join("debug/deps/stale"), "old");
         let seeded = seed(from.path(), to.path(), &BTreeSet::new()).unwrap();
         assert_eq!(seeded, Seeded::default());
+        assert!(
+            !to.path().join("debug/deps").exists(),
+            "what an earlier copy left is gone"
+        );
     }
 
     #[test]

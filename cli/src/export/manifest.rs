@@ -13,6 +13,14 @@
 //! - `manifest.json` at the top is the run's index: the filters, one line per session the run
 //!   went through, and the totals. It is streamed to a temporary file as sessions finish (memory
 //!   stays flat however many sessions match) and put in place at the end, also on Ctrl-C.
+//!
+//! A manifest that says complete is true at every instant, a crash or `kill -9` included. A run
+//! replaces files of sessions the last run completed (a session whose record changed, a report
+//! made again), so before the first of a session's files is replaced its manifest takes the
+//! claim back ([`Previous::retract`]: `complete: false`, `exporting: true`, written
+//! atomically), and the new manifest is written last. Likewise the index: when a run starts,
+//! the last run's index is replaced by one that says the run is in progress and lists no
+//! session (`"inProgress": true`), until the run's own index is put in place at its end.
 
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -223,6 +231,11 @@ pub struct SessionManifest {
     /// Whether every file of the session is listed in `files` (nothing failed, not
     /// interrupted) and every provider had given its final answer.
     pub complete: bool,
+    /// An export of the session was under way when this was written (before it replaced any
+    /// file): `complete` is false until that export writes the manifest again. Left after a
+    /// crash; the next run reads the session again, keeping what verifies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exporting: bool,
     /// What the session's datasets came to.
     #[serde(default)]
     pub readiness: SessionReadiness,
@@ -249,6 +262,24 @@ pub struct Previous {
     /// What the session's datasets came to then.
     pub readiness: SessionReadiness,
     pub failed_providers: Vec<ProviderEntry>,
+    /// The manifest as it is on disk, when it says the session is complete: a claim this run
+    /// takes back ([`Previous::retract`]) before it replaces any of the session's files.
+    claimed: Option<SessionManifest>,
+}
+
+impl Previous {
+    /// Takes back the last run's claim that the session is complete, before this run replaces
+    /// any of its files: the same manifest, `complete: false` and `exporting: true`, written
+    /// atomically (and durably, before any file is). Nothing to do when it made no such claim.
+    pub async fn retract(&mut self, tree: &Tree, session_dir: &Path) -> Result<(), StoreError> {
+        let Some(mut manifest) = self.claimed.take() else {
+            return Ok(());
+        };
+        manifest.format = FORMAT.to_string();
+        manifest.complete = false;
+        manifest.exporting = true;
+        manifest.save(tree, session_dir).await
+    }
 }
 
 impl SessionManifest {
@@ -277,7 +308,9 @@ impl SessionManifest {
                 } else {
                     SessionReadiness::Unknown
                 };
+                let claimed = manifest.complete.then(|| manifest.clone());
                 Previous {
+                    claimed,
                     entries: manifest
                         .files
                         .into_iter()
@@ -361,13 +394,23 @@ pub struct IndexWriter {
 }
 
 impl IndexWriter {
-    /// Starts the index in `root` (the previous one stays until [`IndexWriter::finish`]).
+    /// Starts the index in `root`: the last run's index is replaced at once by one that says
+    /// this run is in progress and lists no session (its claims may stop being true as soon as
+    /// this run replaces a file), and this run's is put in place by [`IndexWriter::finish`].
     pub fn start(
         root: &Path,
         started_at: chrono::DateTime<chrono::Utc>,
         filters: &serde_json::Value,
     ) -> Result<IndexWriter, StoreError> {
         let target = root.join("manifest.json");
+        let in_progress = format!(
+            "{{\n  \"format\": {},\n  \"startedAt\": {},\n  \"filters\": {},\n  \
+             \"inProgress\": true,\n  \"sessions\": []\n}}\n",
+            json(&FORMAT)?,
+            json(&started_at)?,
+            json(filters)?,
+        );
+        put_in_place(root, &target, in_progress.as_bytes())?;
         let temporary = tempfile::Builder::new()
             .prefix(store::TEMP_PREFIX)
             .suffix(store::TEMP_SUFFIX)
@@ -434,6 +477,25 @@ impl IndexWriter {
     }
 }
 
+/// Writes `bytes` to `target` in `root` atomically and durably: a temporary file, synced,
+/// renamed over `target`, and the directory synced so that the rename outlives a crash.
+fn put_in_place(root: &Path, target: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let failed = |e: &dyn std::fmt::Display| StoreError(format!("{}: {e}", target.display()));
+    let mut temporary = tempfile::Builder::new()
+        .prefix(store::TEMP_PREFIX)
+        .suffix(store::TEMP_SUFFIX)
+        .tempfile_in(root)
+        .map_err(|e| failed(&e))?;
+    temporary.write_all(bytes).map_err(|e| failed(&e))?;
+    temporary.as_file().sync_all().map_err(|e| failed(&e))?;
+    temporary.persist(target).map_err(|e| failed(&e.error))?;
+    #[cfg(unix)]
+    std::fs::File::open(root)
+        .and_then(|directory| directory.sync_all())
+        .map_err(|e| failed(&e))?;
+    Ok(())
+}
+
 fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError(format!("cannot render JSON: {e}")))
 }
@@ -492,6 +554,56 @@ mod tests {
         assert!(failed.readiness.is_settled());
         let other = load(manifest_text("creditdata-export/9", "", id));
         assert!(other.entries.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_complete_claim_is_taken_back_before_the_session_is_exported_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Uuid::from_u128(7);
+        let path = dir.path().join(SESSION_MANIFEST);
+        let tree = Tree::open(dir.path()).unwrap();
+        let complete = manifest_text(FORMAT, r#""readiness":"ready","#, id);
+        std::fs::write(&path, &complete).unwrap();
+        let mut previous = SessionManifest::load(&tree, Path::new(""), id);
+        previous.retract(&tree, Path::new("")).await.unwrap();
+        let retracted: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(retracted["complete"], false);
+        assert_eq!(retracted["exporting"], true);
+        assert_eq!(
+            retracted["files"].as_array().unwrap().len(),
+            1,
+            "{retracted}"
+        );
+        // What the run knew is unchanged: the files it may keep when they verify.
+        assert_eq!(previous.entries.len(), 1);
+        assert!(previous.readiness.is_settled());
+        // A manifest that claims nothing is left as it is.
+        let partial = complete.replace(r#""complete":true"#, r#""complete":false"#);
+        std::fs::write(&path, &partial).unwrap();
+        let mut previous = SessionManifest::load(&tree, Path::new(""), id);
+        previous.retract(&tree, Path::new("")).await.unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), partial);
+    }
+
+    #[tokio::test]
+    async fn a_started_run_replaces_the_last_index_with_one_that_claims_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.json");
+        std::fs::write(&path, r#"{"sessions":[{"complete":true}]}"#).unwrap();
+        let index =
+            IndexWriter::start(dir.path(), chrono::Utc::now(), &serde_json::json!({})).unwrap();
+        let started: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(started["inProgress"], true);
+        assert_eq!(started["sessions"], serde_json::json!([]));
+        index
+            .finish(&serde_json::json!({"interrupted": false}))
+            .await
+            .unwrap();
+        let finished: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert!(finished.get("inProgress").is_none(), "{finished}");
     }
 
     #[tokio::test]

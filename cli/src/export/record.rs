@@ -90,6 +90,7 @@ impl SessionReport {
             format: manifest::FORMAT.to_string(),
             session_id: self.index.id,
             complete: self.index.complete,
+            exporting: false,
             readiness: self.readiness,
             pending_providers: self.pending_providers.clone(),
             failed_providers: self.failed_providers.clone(),

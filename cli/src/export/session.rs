@@ -52,6 +52,11 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
         }
     };
     let mut previous = SessionManifest::load(context.tree, &dir, id);
+    // Its claim to be complete is taken back before any of its files is replaced.
+    if let Err(error) = previous.retract(context.tree, &dir).await {
+        report.fatal = Some(local(error));
+        return report;
+    }
     // A session that changed since the last run (its status, its packages...) may have other
     // data now: nothing of the last run is trusted.
     let record_digest = store::digest_of(&record);

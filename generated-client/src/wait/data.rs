@@ -204,7 +204,7 @@ impl Client {
         if session.customer_progress_status != CustomerProgressStatus::CompletedByCustomer {
             return Ok(DataWait::CustomerDidNotComplete { session });
         }
-        let mut datasets = Box::new(self.session_datasets(session_id).await?);
+        let mut datasets = Box::new(schedule.bounded(self.session_datasets(session_id)).await?);
         loop {
             let again = to_read_again(&datasets);
             if again.is_empty() {
@@ -228,7 +228,7 @@ impl Client {
             );
             schedule.pause().await;
             let mut reads = futures_util::stream::iter(again)
-                .map(|dataset| fetch(self, session_id, dataset))
+                .map(|dataset| schedule.bounded(fetch(self, session_id, dataset)))
                 .buffer_unordered(crate::session_datasets::DEFAULT_CONCURRENCY);
             while let Some(fetched) = reads.next().await {
                 datasets.store(fetched);

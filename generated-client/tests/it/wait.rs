@@ -169,3 +169,118 @@ async fn a_permanent_failure_ends_the_wait_at_once() {
     assert_eq!(error.operation(), Some("GetSession"));
     assert_eq!(polls(&server).await, 1);
 }
+
+/// A loopback server that answers `GET /v1/sessions/{SESSION}` with `session` (when given)
+/// and holds every other request open without an answer, as a service that never answers a
+/// dataset read. Its base URL; it stops with the test's runtime.
+async fn never_answering(session: Option<Value>) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let session_line = format!("GET /v1/sessions/{SESSION} ");
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let session = session.clone();
+            let session_line = session_line.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    // The connection stays open (keep-alive): one request after another.
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&buffer[..n]),
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&request).into_owned();
+                    request.clear();
+                    match &session {
+                        Some(session) if head.starts_with(&session_line) => {
+                            let body = session.to_string();
+                            let answer = format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                                 content-length: {}\r\n\r\n{body}",
+                                body.len()
+                            );
+                            if stream.write_all(answer.as_bytes()).await.is_err() {
+                                return;
+                            }
+                        }
+                        // Never answered; the connection is held until the client gives up.
+                        _ => std::future::pending::<()>().await,
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+/// A client whose attempts may each take ten minutes, with the default retries: nothing but
+/// the wait's own deadline ends a call to a server that never answers.
+fn patient_client(base_url: &str) -> Client {
+    Client::builder()
+        .base_url(base_url)
+        .bearer_token("t")
+        .request_timeout(Some(Duration::from_secs(600)))
+        .build()
+        .unwrap()
+}
+
+/// The test's own bound: generous next to the timeout given to the wait, far below what a
+/// wait that is not a deadline takes (every attempt's ten minutes).
+const GENEROUS: Duration = Duration::from_secs(60);
+
+/// `--timeout 3s` returned after 60 s against a service that never answered a dataset read:
+/// the timeout was checked only between polls. A wait with timeout T returns by T plus a small
+/// allowance, whatever its calls are doing.
+#[cfg(feature = "session-datasets")]
+#[tokio::test]
+async fn the_data_wait_ends_at_its_deadline_while_a_read_never_answers() {
+    use creditdata_client::wait::DataWait;
+    let base = never_answering(Some(session("COMPLETED_BY_CUSTOMER"))).await;
+    let client = patient_client(&base);
+    let waited = tokio::time::timeout(
+        GENEROUS,
+        client.wait_for_data(SESSION, quick().timeout(Duration::from_secs(1))),
+    )
+    .await
+    .expect("the wait returns by its deadline, not after the reads' own timeouts")
+    .unwrap();
+    let DataWait::TimedOut {
+        datasets: Some(datasets),
+        ..
+    } = &waited
+    else {
+        panic!("expected TimedOut with the datasets read, got {waited:?}");
+    };
+    let readiness = datasets.readiness();
+    assert!(!readiness.unreadable.is_empty(), "{readiness}");
+    for (dataset, error) in &readiness.unreadable {
+        assert!(
+            matches!(error, Error::DeadlineExceeded { .. }),
+            "{dataset:?}: {error:?}"
+        );
+    }
+}
+
+/// The same for the customer: a session read that never answers ends at the deadline with the
+/// deadline's error, naming the operation.
+#[tokio::test]
+async fn the_customer_wait_ends_at_its_deadline_while_a_poll_never_answers() {
+    let base = never_answering(None).await;
+    let client = patient_client(&base);
+    let error = tokio::time::timeout(
+        GENEROUS,
+        client.wait_for_customer(SESSION, quick().timeout(Duration::from_secs(1))),
+    )
+    .await
+    .expect("the wait returns by its deadline")
+    .unwrap_err();
+    assert!(matches!(error, Error::DeadlineExceeded { .. }), "{error:?}");
+    assert!(error.to_string().contains("GetSession"), "{error}");
+}

@@ -29,8 +29,9 @@ struct Parameter {
 /// What the operation answers on success.
 struct Answer {
     status: StatusCode,
-    /// The media type and, for JSON, the schema of the body; `None` for an empty answer.
-    content: Option<(String, Option<Value>)>,
+    /// The media type and, for JSON, the schema of the body with its validator (every made-up
+    /// answer passes it before it is sent); `None` for an empty answer.
+    content: Option<(String, Option<(Value, Validator)>)>,
 }
 
 /// An operation with everything its requests are checked against.
@@ -123,44 +124,52 @@ impl Compiled {
             path,
             query,
             body,
-            answer: answer(document, &node),
+            answer: answer(document, &node, &operation.pointer)?,
         })
     }
 }
 
 /// The first success response in the order the description lists them (`2XX` counts as 200).
-fn answer(document: &Value, operation: &Value) -> Answer {
+fn answer(document: &Value, operation: &Value, pointer: &str) -> Result<Answer, DescriptionError> {
     let responses = operation.get("responses").and_then(Value::as_object);
-    let success = responses
-        .into_iter()
-        .flatten()
-        .find_map(|(status, response)| {
-            let status = if status.eq_ignore_ascii_case("2XX") {
-                StatusCode::OK
-            } else {
-                status
-                    .parse::<u16>()
-                    .ok()
-                    .and_then(|s| StatusCode::from_u16(s).ok())?
-            };
-            status.is_success().then_some((status, response))
-        });
-    let Some((status, response)) = success else {
-        return Answer {
+    let success = responses.into_iter().flatten().find_map(|(key, response)| {
+        let status = if key.eq_ignore_ascii_case("2XX") {
+            StatusCode::OK
+        } else {
+            key.parse::<u16>()
+                .ok()
+                .and_then(|s| StatusCode::from_u16(s).ok())?
+        };
+        status.is_success().then_some((key, status, response))
+    });
+    let Some((key, status, response)) = success else {
+        return Ok(Answer {
             status: StatusCode::OK,
             content: None,
-        };
+        });
     };
     let response = resolve(document, response);
     let content = match json_media(response) {
-        Some((media, content)) => Some((media.to_owned(), content.get("schema").cloned())),
+        Some((media, content)) => {
+            let schema = match content.get("schema") {
+                Some(schema) => {
+                    let at = format!(
+                        "{pointer}/responses/{key}/content/{}/schema",
+                        media.replace('~', "~0").replace('/', "~1")
+                    );
+                    Some((schema.clone(), compile(document, schema, &at)?))
+                }
+                None => None,
+            };
+            Some((media.to_owned(), schema))
+        }
         None => response
             .get("content")
             .and_then(Value::as_object)
             .and_then(|content| content.keys().next())
             .map(|media| (media.clone(), None)),
     };
-    Answer { status, content }
+    Ok(Answer { status, content })
 }
 
 /// The first JSON media type of a request body or response, with its Media Type object.
@@ -345,7 +354,7 @@ pub async fn serve(
         .map(|c| c.record.id)
         .unwrap_or_else(Uuid::nil);
     let mut rng = data::rng(seed, &format!("described/{}", compiled.operation.id));
-    let Some(schema) = schema else {
+    let Some((schema, validator)) = schema else {
         // A download: bytes that say what they are, the same for the same session.
         let bytes = format!(
             "{} of session {seed}: a stand-in made by creditdata-mock from the API description.\n",
@@ -358,11 +367,30 @@ pub async fn serve(
         }
         return Ok(response);
     };
-    let mut body = example::example(&compiled.document, schema, &mut rng);
-    if let Some(context) = &session {
-        let view = context.view(&state.config);
-        view.follow_providers(&compiled.document, schema, &mut body, &mut rng);
-    }
+    // Made up, made to follow the session's providers, and checked against the schema; what
+    // cannot be made valid is a 501 that says what (never a value the schema refuses).
+    let body = example::valid_example(
+        &compiled.document,
+        schema,
+        validator,
+        &mut rng,
+        |body, rng| match &session {
+            Some(context) => {
+                context
+                    .view(&state.config)
+                    .follow_providers(&compiled.document, schema, body, rng)
+            }
+            None => Ok(()),
+        },
+    )
+    .map_err(|unmakeable| {
+        Problem::not_implemented(format!(
+            "The mock cannot make up an answer of {} that its schema accepts, {unmakeable}. \
+             This is a limit of the mock, not of the service: test this operation against \
+             a recorded answer, or give the mock a handler for it.",
+            compiled.operation.id
+        ))
+    })?;
     let mut response = (*status, axum::Json(body)).into_response();
     if let Ok(value) = HeaderValue::from_str(media) {
         response.headers_mut().insert(header::CONTENT_TYPE, value);

@@ -14,6 +14,12 @@ use serde_json::{Map, Value};
 use super::{DescriptionError, SESSION_PATH, compile, example, schema};
 use crate::problem::FieldErrors;
 
+/// How deep a member only the description knows may nest (objects and arrays within one
+/// another). The mock keeps such members in its state file, a few levels below the top, and
+/// serde_json reads at most 127 levels back: what is accepted must load again
+/// (`store::state_file` checks the sum).
+pub const MAX_MEMBER_DEPTH: usize = 64;
+
 /// Which body a member arrived in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionBody {
@@ -164,6 +170,19 @@ impl SessionMembers {
                 errors.add(field, message);
             }
         }
+        for (name, value) in body.as_object().into_iter().flatten() {
+            let depth = nesting(value);
+            if is_unknown(name) && depth > MAX_MEMBER_DEPTH {
+                errors.add(
+                    name.as_str(),
+                    format!(
+                        "The {name} value nests {depth} levels deep; the mock keeps values \
+                         nested at most {MAX_MEMBER_DEPTH} levels deep (it must read them back \
+                         from its state file): send a flatter value."
+                    ),
+                );
+            }
+        }
         body.as_object()
             .into_iter()
             .flatten()
@@ -184,6 +203,27 @@ impl SessionMembers {
             }
         }
     }
+}
+
+/// How many objects and arrays `value` nests within one another (`0` for a string, `1` for
+/// `{}` or `[1]`), without recursion.
+pub fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0usize)];
+    while let Some((value, depth)) = pending.pop() {
+        match value {
+            Value::Object(members) => {
+                deepest = deepest.max(depth + 1);
+                pending.extend(members.values().map(|child| (child, depth + 1)));
+            }
+            Value::Array(items) => {
+                deepest = deepest.max(depth + 1);
+                pending.extend(items.iter().map(|child| (child, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The declared member names of an object schema (`allOf` merged, references followed).

@@ -27,7 +27,7 @@ use tower::ServiceExt as _;
 
 use crate::state::AppState;
 
-pub use members::SessionMembers;
+pub use members::{MAX_MEMBER_DEPTH, SessionMembers};
 
 /// The path of one Session; every operation below it is about that session.
 pub const SESSION_PATH: &str = "/v1/sessions/{sessionId}";

@@ -28,6 +28,19 @@ pub struct StateFile {
 /// Current state-file format.
 pub const STATE_VERSION: u32 = 1;
 
+/// How deep a session's described member starts in the file: the file, its `sessions`, the
+/// session, its members.
+const MEMBER_NESTING: usize = 4;
+
+/// serde_json reads at most this many nested objects and arrays (its recursion limit, 128,
+/// counts one more): whatever the mock accepts must fit, or the next start fails.
+const READABLE_NESTING: usize = 127;
+
+const _: () = assert!(
+    MEMBER_NESTING + crate::described::MAX_MEMBER_DEPTH <= READABLE_NESTING,
+    "a member the mock accepts would make a state file it cannot read"
+);
+
 /// Why the state file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
@@ -167,5 +180,46 @@ mod tests {
         assert_eq!(leftovers, 1, "no temporary file is left behind");
         std::fs::write(&path, b"{").expect("write");
         assert!(StateFile::load(&path).is_err());
+    }
+
+    /// The deepest member the mock accepts loads again; the nesting it sits at is what
+    /// [`MEMBER_NESTING`] says (one level more fails at load, so the sum is exact).
+    #[test]
+    fn the_deepest_member_accepted_loads_again() {
+        use crate::described::{MAX_MEMBER_DEPTH, members::nesting};
+        let directory = tempfile::tempdir().expect("tempdir");
+        let path = directory.path().join("state.json");
+        let nested = |depth: usize| {
+            let mut value = serde_json::json!("bottom");
+            for _ in 0..depth {
+                value = serde_json::json!([value]);
+            }
+            value
+        };
+        let save = |depth: usize| {
+            let mut session = record(Utc::now());
+            session
+                .described_members
+                .insert("metadata".into(), nested(depth));
+            StateFile {
+                version: STATE_VERSION,
+                signing_key_pem: None,
+                sessions: vec![session],
+                identity: IdentityState::default(),
+            }
+            .save(&path)
+            .expect("save");
+        };
+        save(MAX_MEMBER_DEPTH);
+        let loaded = StateFile::load(&path).expect("loads").expect("present");
+        assert_eq!(
+            nesting(&loaded.sessions[0].described_members["metadata"]),
+            MAX_MEMBER_DEPTH
+        );
+        save(READABLE_NESTING - MEMBER_NESTING);
+        assert!(StateFile::load(&path).is_ok());
+        save(READABLE_NESTING - MEMBER_NESTING + 1);
+        let error = StateFile::load(&path).expect_err("one level too deep");
+        assert!(error.to_string().contains("recursion limit"), "{error}");
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::View;
 use crate::catalog::{self, Provider};
-use crate::described::example;
+use crate::described::example::{self, Unmakeable};
 use crate::store::CountryRequest;
 
 impl View<'_> {
@@ -48,10 +48,10 @@ impl View<'_> {
         schema: &Value,
         body: &mut Value,
         rng: &mut ChaCha8Rng,
-    ) {
+    ) -> Result<(), Unmakeable> {
         let schema = example::merged(document, schema);
         let Value::Object(members) = body else {
-            return;
+            return Ok(());
         };
         let sources = self.described_sources();
         let answered: Vec<(String, String)> = sources
@@ -91,7 +91,7 @@ impl View<'_> {
             let mut items = Vec::new();
             for (source_id, country) in &answered {
                 for _ in 0..rng.gen_range(1..=2) {
-                    let mut item = example::example(document, &items_schema, rng);
+                    let mut item = example::example(document, &items_schema, rng)?;
                     if let Value::Object(item) = &mut item {
                         item.insert("sourceId".into(), json!(source_id));
                         if item.get("countryCode").is_some_and(Value::is_string) {
@@ -103,6 +103,7 @@ impl View<'_> {
             }
             *value = Value::Array(items);
         }
+        Ok(())
     }
 }
 

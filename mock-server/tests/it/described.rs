@@ -407,3 +407,157 @@ fn example_answer_is_a_valid_answer_of_the_operation_named_and_of_no_other() {
         "a PDF answer has no JSON example"
     );
 }
+
+/// A release whose new datasets' answers use what is hard to make up: patterns with groups and
+/// alternation, `multipleOf` below 1, the `time` and `ipv6` formats, an exclusive bound below 1,
+/// a very long string. The mock answers each with a value its schema accepts, or a 501 that
+/// names what it cannot make (and never a 500, a panic or a value its schema refuses).
+fn release_with_hard_answers() -> Value {
+    let mut document = release_1_1();
+    let dataset = |schema: Value| {
+        json!({"get": {
+            "parameters": [{"name": "sessionId", "in": "path", "required": true,
+                            "schema": {"type": "string", "format": "uuid"}}],
+            "responses": {"200": {"description": "OK", "content": {"application/json": {
+                "schema": schema}}}},
+        }})
+    };
+    let paths = document["paths"].as_object_mut().expect("paths");
+    paths.insert(
+        "/v1/sessions/{sessionId}/checks".into(),
+        dataset(json!({
+            "type": "object",
+            "required": ["reference", "rate", "fraction", "window", "address"],
+            "properties": {
+                "reference": {"type": "string", "pattern": "^(LN|MG)-[0-9]{4}(-[A-Z]{2})?$"},
+                "branch": {"type": "string", "pattern": "^(?:north|south)(east|west)?$"},
+                "rate": {"type": "number", "multipleOf": 0.01, "minimum": 0, "maximum": 1},
+                "share": {"type": "number", "multipleOf": 0.25, "exclusiveMinimum": 0.25,
+                          "maximum": 0.75},
+                "fraction": {"type": "number", "minimum": 0.495, "exclusiveMaximum": 0.5},
+                "below": {"type": "number", "exclusiveMaximum": 0},
+                "window": {"type": "string", "format": "time"},
+                "address": {"type": "string", "format": "ipv6"},
+                "long": {"type": "string", "minLength": 500000},
+            },
+        })),
+    );
+    paths.insert(
+        "/v1/sessions/{sessionId}/notes".into(),
+        dataset(
+            json!({"type": "object", "required": ["text"], "properties": {
+                "text": {"type": "string", "minLength": 20_000_000},
+            }}),
+        ),
+    );
+    paths.insert(
+        "/v1/sessions/{sessionId}/codes".into(),
+        dataset(
+            json!({"type": "object", "required": ["code"], "properties": {
+                "code": {"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]{8}$"},
+            }}),
+        ),
+    );
+    document
+}
+
+#[tokio::test]
+async fn made_up_answers_are_valid_against_their_schema_or_a_501_naming_what_cannot_be_made() {
+    // Bounded: the old padding of `minLength` took minutes on the 20,000,000 characters.
+    tokio::time::timeout(std::time::Duration::from_secs(120), async {
+        let document = release_with_hard_answers();
+        let harness = release_mock(quick_config(), &document).await;
+        let session = harness
+            .create("jo@example.com", everything(&["GBR"]))
+            .await;
+        let id = session["id"].as_str().expect("id");
+        let path = |dataset: &str| format!("/v1/sessions/{id}/{dataset}");
+        let checks = &document["paths"]["/v1/sessions/{sessionId}/checks"]["get"]["responses"]
+            ["200"]["content"]["application/json"]["schema"];
+        let valid = validator(&document, checks);
+
+        let (status, answer) = harness.get_json(&path("checks")).await;
+        assert_eq!(status, 200, "{answer}");
+        let refusals: Vec<String> = valid
+            .iter_errors(&answer)
+            .map(|e| format!("{:?} at {}", e.kind(), e.instance_path()))
+            .collect();
+        assert!(refusals.is_empty(), "{refusals:?}");
+        assert_eq!(answer["long"].as_str().map(|s| s.chars().count()), Some(500_000));
+
+        for (dataset, named) in [
+            ("notes", ["text", "20000000"]),
+            ("codes", ["code", "^(?=.*[0-9])[a-z0-9]{8}$"]),
+        ] {
+            let (status, problem) = harness.get_json(&path(dataset)).await;
+            assert_eq!(status, 501, "{dataset}: {problem}");
+            let detail = problem["detail"].as_str().expect("detail");
+            for name in named {
+                assert!(detail.contains(name), "{dataset}: {name} in {detail}");
+            }
+        }
+    })
+    .await
+    .expect("the mock answers within the test's bound");
+}
+
+/// `{"level": {"level": ... "bottom" ...}}`, `depth` objects deep.
+fn nested(depth: usize) -> Value {
+    let mut value = json!("bottom");
+    for _ in 0..depth {
+        value = json!({ "level": value });
+    }
+    value
+}
+
+/// A free-form Session member, as a release may add (`metadata`: any object), nested as deep as
+/// the mock accepts survives a restart with `--state`; one deeper than it could load again is
+/// refused with a 400 that says so (it was accepted, saved, and the next start failed).
+#[tokio::test]
+async fn what_the_mock_accepts_it_can_load_again() {
+    let mut document = release_1_1();
+    for schema in ["Session", "CreateSessionRequest"] {
+        document["components"]["schemas"][schema]["properties"]["metadata"] =
+            json!({"type": ["object", "null"], "description": "The lender's own data."});
+    }
+    let directory = tempfile::tempdir().expect("tempdir");
+    let state_file = directory.path().join("state.json");
+    let config = MockConfig {
+        state_file: Some(state_file.clone()),
+        ..quick_config()
+    };
+    let harness = release_mock(config.clone(), &document).await;
+    let body = |metadata: Value| {
+        json!({
+            "subjectEmail": "kim@example.com",
+            "queryParameters": everything(&["SWE"]),
+            "metadata": metadata,
+        })
+    };
+    let deepest = creditdata_mock::MAX_MEMBER_DEPTH;
+    // 126 deep: what serde_json reads in a request body, but not inside the state file.
+    for depth in [deepest + 1, 126] {
+        let (status, problem) = harness
+            .send_json(Method::POST, "/v1/sessions", &body(nested(depth)))
+            .await;
+        assert_eq!(status, 400, "{depth}: {problem}");
+        let message = problem["errors"]["metadata"][0]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            message.contains(&format!("at most {deepest}")),
+            "{depth}: {problem}"
+        );
+    }
+    let (status, created) = harness
+        .send_json(Method::POST, "/v1/sessions", &body(nested(deepest)))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().expect("id").to_owned();
+    harness.mock.shutdown().await;
+
+    let restarted = release_mock(config, &document).await;
+    let (status, read) = restarted.get_json(&format!("/v1/sessions/{id}")).await;
+    assert_eq!(status, 200, "{read}");
+    assert_eq!(read["metadata"], nested(deepest));
+}
