@@ -148,6 +148,7 @@ pub mod download;
 mod email;
 mod environment;
 pub mod error;
+pub mod json;
 pub mod limits;
 pub mod operation;
 pub mod paging;
