@@ -268,7 +268,16 @@ pub const TEST_CLIENTS: &[(&str, &str)] = &[(
     "generated-client/tests/decoding/generated.rs",
 )];
 
-/// The generated code of each of [`TEST_CLIENTS`]: (path relative to the root, contents).
+/// A vendor release rehearsed on today's description: `spec/openapi.json` with this release
+/// applied, generated with `overlays/`, into the second file (a client the client's tests
+/// compile and serve, so they show the typed client decodes what the release adds).
+pub const RELEASE_CLIENT: (&str, &str) = (
+    "codegen/tests/data/releases/22-polymorphic-income-sources.overlay.yaml",
+    "generated-client/tests/decoding/release.rs",
+);
+
+/// The generated code of each of [`TEST_CLIENTS`] and of [`RELEASE_CLIENT`]: (path relative to
+/// the root, contents).
 fn test_clients() -> anyhow::Result<Vec<(PathBuf, String)>> {
     let root = workspace_root();
     let no_overlays = tempfile::tempdir().context("cannot create a temporary directory")?;
@@ -283,6 +292,36 @@ fn test_clients() -> anyhow::Result<Vec<(PathBuf, String)>> {
         .with_context(|| format!("the test client of {spec}"))?;
         out.push((PathBuf::from(generated), outputs.generated.code));
     }
+
+    let (release, generated) = RELEASE_CLIENT;
+    let what = || format!("today's description with the release {release}");
+    let released = creditdata_codegen::overlay::apply_files(
+        &root.join("spec/openapi.json"),
+        &[root.join(release)],
+        &creditdata_codegen::overlay::ApplyOptions { lenient: false },
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))
+    .with_context(what)?
+    .document;
+    let spec = no_overlays.path().join("openapi.json");
+    document::write_atomic(
+        &spec,
+        document::to_string(&released, document::Format::Json).as_bytes(),
+    )?;
+    let outputs = pipeline::run(&Inputs {
+        spec: spec.clone(),
+        overlays: root.join("overlays"),
+        lenient: false,
+        display_root: root.clone(),
+    })
+    .with_context(what)?;
+    // The header names the inputs: the released document is a temporary file.
+    let code = outputs.generated.code.replacen(
+        &spec.display().to_string(),
+        &format!("spec/openapi.json with {release}"),
+        1,
+    );
+    out.push((PathBuf::from(generated), code));
     Ok(out)
 }
 

@@ -44,6 +44,7 @@ pub fn prepare(doc: &mut Value) -> Vec<String> {
         return warnings;
     };
     let mut state = State {
+        warnings: Vec::new(),
         taken: component_names(doc),
         objects,
         hoisted: Vec::new(),
@@ -64,6 +65,7 @@ pub fn prepare(doc: &mut Value) -> Vec<String> {
         if state.is_union(schema) {
             state.hoist(schema, &base, &pointer);
         } else {
+            state.left_to_typify(schema, &pointer);
             state.hoist_children(schema, &base, &pointer);
         }
     }
@@ -84,6 +86,9 @@ pub fn prepare(doc: &mut Value) -> Vec<String> {
         };
         state.hoist_children(&mut schema, &name.to_upper_camel_case(), &pointer);
         let mut keeping = Vec::new();
+        if schema.get(UNION_MARK).is_none() {
+            state.left_to_typify(&schema, &pointer);
+        }
         if state.is_union(&schema) && schema.get(UNION_MARK).is_none() {
             let components = doc
                 .pointer("/components/schemas")
@@ -112,10 +117,13 @@ pub fn prepare(doc: &mut Value) -> Vec<String> {
             keep_unknown_members(doc, &variant);
         }
     }
+    warnings.extend(state.warnings);
     warnings
 }
 
 struct State {
+    /// The unions left to typify, and why.
+    warnings: Vec<String>,
     /// Component names in use (the document's and the hoisted ones).
     taken: BTreeSet<String>,
     /// Components that describe objects.
@@ -125,13 +133,39 @@ struct State {
 }
 
 impl State {
-    /// A `oneOf`/`anyOf` of two or more variants, one of which describes objects.
+    /// A `oneOf`/`anyOf` of two or more variants, one of which describes objects, that this
+    /// stage can make decodable (see [`blockers`]).
     fn is_union(&self, schema: &Value) -> bool {
+        self.is_polymorphic(schema) && blockers(schema).is_empty()
+    }
+
+    /// A `oneOf`/`anyOf` of two or more variants, one of which describes objects.
+    fn is_polymorphic(&self, schema: &Value) -> bool {
         let lists = ["oneOf", "anyOf"].map(|key| schema.get(key).and_then(Value::as_array));
         let Some(variants) = lists.iter().flatten().next() else {
             return false;
         };
         variants.len() >= 2 && variants.iter().any(|v| self.is_object(v))
+    }
+
+    /// Warns about a polymorphic member this stage leaves to typify.
+    fn left_to_typify(&mut self, schema: &Value, pointer: &str) {
+        if self.is_polymorphic(schema) {
+            let why = blockers(schema);
+            let seen = self
+                .warnings
+                .iter()
+                .any(|w| w.starts_with(&format!("{pointer}: ")));
+            if !why.is_empty() && !seen {
+                self.warnings.push(format!(
+                    "{pointer}: a polymorphic member typify decodes by itself (the first variant \
+                     that decodes wins, members it lacks are dropped): {}; write the shared \
+                     members into each variant (allOf) to have it decoded by its discriminator \
+                     or by best fit",
+                    why.join(", ")
+                ));
+            }
+        }
     }
 
     fn is_object(&self, schema: &Value) -> bool {
@@ -175,6 +209,7 @@ impl State {
         if self.is_union(schema) {
             self.hoist(schema, name, pointer);
         } else {
+            self.left_to_typify(schema, pointer);
             self.hoist_children(schema, name, pointer);
         }
     }
@@ -254,31 +289,12 @@ impl State {
             .and_then(|d| d.get("propertyName"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        let mut others = Vec::new();
-        for (key, value) in map.iter() {
-            let restated = match key.as_str() {
-                "type" => value == "object",
-                "required" => value.as_array().is_some_and(|required| {
-                    required
-                        .iter()
-                        .all(|r| Some(r.as_str().unwrap_or_default()) == property.as_deref())
-                }),
-                _ => false,
-            };
-            if key != keyword
-                && !restated
-                && !ANNOTATIONS.contains(&key.as_str())
-                && !is_extension(key)
-            {
-                others.push(format!("`{key}`"));
-            }
-        }
+        let others = blockers(schema);
+        let Value::Object(map) = schema else {
+            return Err("not an object".into());
+        };
         if !others.is_empty() {
-            return Err(format!(
-                "{} next to `{keyword}`; write the shared members into each variant (allOf) to \
-                 have it decoded by its discriminator or by best fit",
-                others.join(", ")
-            ));
+            return Err(others.join(", "));
         }
         map.shift_remove("type");
         map.shift_remove("required");
@@ -409,6 +425,44 @@ fn inherited_discriminator(
         found = Some(base);
     }
     components.get(&found?)?.get("discriminator").cloned()
+}
+
+/// What keeps a polymorphic `schema` from being decoded by its discriminator or by best fit:
+/// both `oneOf` and `anyOf`, or keywords next to them that say more than the variants
+/// (`properties`, `default`, ...). `type: object` and a `required` naming only the
+/// discriminator restate the variants and are dropped.
+fn blockers(schema: &Value) -> Vec<String> {
+    let Value::Object(map) = schema else {
+        return vec!["not an object".into()];
+    };
+    let keyword = match (map.contains_key("oneOf"), map.contains_key("anyOf")) {
+        (true, false) => "oneOf",
+        (false, true) => "anyOf",
+        (true, true) => return vec!["both `oneOf` and `anyOf`".into()],
+        (false, false) => return vec!["neither `oneOf` nor `anyOf`".into()],
+    };
+    let property = map
+        .get("discriminator")
+        .and_then(|d| d.get("propertyName"))
+        .and_then(Value::as_str);
+    map.iter()
+        .filter(|(key, value)| {
+            let restated = match key.as_str() {
+                "type" => *value == "object",
+                "required" => value.as_array().is_some_and(|required| {
+                    required
+                        .iter()
+                        .all(|r| r.as_str().is_some() && r.as_str() == property)
+                }),
+                _ => false,
+            };
+            key.as_str() != keyword
+                && !restated
+                && !ANNOTATIONS.contains(&key.as_str())
+                && !is_extension(key)
+        })
+        .map(|(key, _)| format!("`{key}` next to `{keyword}`"))
+        .collect()
 }
 
 /// The one value the variant `schema` allows for `property` (a one-value `enum` or a `const`),

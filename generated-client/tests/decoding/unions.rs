@@ -3,7 +3,6 @@
 //! as the variant it is, whole, and serializes back to what was sent.
 
 use creditdata_client::Error;
-use creditdata_client::runtime::ClientState;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -23,14 +22,8 @@ async fn serving(route: &str, body: &Value) -> (MockServer, Client) {
 }
 
 fn client_for(server: &MockServer) -> Client {
-    use progenitor_client::ClientInfo;
-    let real = creditdata_client::Client::builder()
-        .base_url(server.uri())
-        .bearer_token("test-token")
-        .build()
-        .expect("a client");
-    let state: ClientState = real.inner().clone();
-    Client::new_with_client(&server.uri(), real.client().clone(), state)
+    let (http, state) = crate::parts(&server.uri());
+    Client::new_with_client(&server.uri(), http, state)
 }
 
 /// What a decoded value writes back, as JSON.
@@ -40,7 +33,7 @@ fn written<T: serde::Serialize>(value: &T) -> Value {
 
 /// Whether two JSON values say the same: members in any order, numbers by value (a typed
 /// `f64` member writes `1800` back as `1800.0`).
-fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {
@@ -54,7 +47,7 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// Asserts that `value` serializes back to what was `sent`.
-fn assert_written_back<T: serde::Serialize>(value: &T, sent: &Value) {
+pub(crate) fn assert_written_back<T: serde::Serialize>(value: &T, sent: &Value) {
     let written = written(value);
     assert!(
         same(&written, sent),
