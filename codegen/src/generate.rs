@@ -11,6 +11,11 @@
 //! [`crate::field_messages`]). Each `send()` builds its request without avoidable allocations
 //! (see [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a
 //! vendor's additive release is a compatible crate release (see [`crate::forward_compatible`]).
+//! Unknown members are kept as JSON text, `crate::json::UnknownMembers` (see
+//! [`crate::unknown_members`]), and polymorphic members decode by their discriminator or best
+//! fit into enums with an `Unrecognized(crate::json::UnknownVariant)` (see [`crate::unions`]).
+//! A pass that cannot do its work says so in [`Generated::warnings`]; it never fails
+//! generation.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
