@@ -237,21 +237,12 @@ impl UnknownMembers {
     }
 }
 
-/// Appends `text` as a JSON string literal.
+/// Appends `text` as a JSON string literal, escaped as `serde_json` writes it.
 fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                use fmt::Write as _;
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
+    // Serializing a `str` cannot fail.
+    if let Ok(quoted) = serde_json::to_string(text) {
+        out.push_str(&quoted);
     }
-    out.push('"');
 }
 
 impl fmt::Debug for UnknownMembers {
