@@ -256,7 +256,7 @@ pub(crate) fn remove_derive(attrs: &mut [syn::Attribute], name: &str) {
 
 /// The items of the inline module `name` among `items`.
 pub(crate) fn module_items<'a>(
-    items: &'a mut Vec<syn::Item>,
+    items: &'a mut [syn::Item],
     name: &str,
 ) -> Option<&'a mut Vec<syn::Item>> {
     items.iter_mut().find_map(|item| match item {
