@@ -28,9 +28,11 @@
 //!   which every conversion of the standard library, `uuid` and typify meets); a UUID or date
 //!   says what it should look like. A failed body conversion says the body's reason only.
 //!
-//! Whatever of these shapes the generator versions write differently fails generation (naming
-//! this file), and no generated-code message text is left in the output: a test reads the
-//! workspace's generated file.
+//! Whatever of these shapes the generator versions write differently is left as it was written,
+//! with a warning naming the type (the default message is kept): a pass that cannot do its work
+//! never stops generation (a newtype no member or parameter uses, such as a `format: binary`
+//! schema of a non-JSON response, has nothing to name). The workspace's generated file has no
+//! generated-code message text left: a test reads it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,28 +50,29 @@ const GENERATED_TEXT: [&str; 3] = [
     "no value supplied for ",
 ];
 
-/// Why the messages could not be made to name their fields.
+/// Why a message could not be made to name its field: a warning of generation, which goes on
+/// with the generator's own message.
 #[derive(Debug, thiserror::Error)]
 pub enum FieldMessagesError {
     #[error(
-        "generated code has no `types` module for codegen/src/field_messages.rs; this is a \
-         generator bug, please report it"
+        "generated code has no `types` module for codegen/src/field_messages.rs; refusals keep \
+         the generator's messages"
     )]
     NoTypes,
     #[error(
         "the validating type `types::{0}` is the type of no struct member or operation parameter \
-         that codegen/src/field_messages.rs can find in the generated code and the description, \
-         so its errors could not name a field: teach the pass where typify now uses it"
+         that codegen/src/field_messages.rs can find in the generated code and the description; \
+         its refusals keep the generator's message (no field to name)"
     )]
     NoOrigin(String),
     #[error(
         "`types::{ty}`'s FromStr refuses a value with code of a shape codegen/src/field_messages.rs \
-         does not know ({code}): the generator changed; teach the pass the new shape"
+         does not know ({code}): its refusals keep the generator's message"
     )]
     UnknownRefusal { ty: String, code: String },
     #[error(
         "generated code still holds the message text {0:?} after codegen/src/field_messages.rs: \
-         the generator changed the shape of that message; teach the pass the new shape"
+         the generator changed the shape of that message, which keeps the generator's wording"
     )]
     GeneratedTextLeft(String),
 }
@@ -82,9 +85,13 @@ struct Origin {
     email: bool,
 }
 
-/// Rewrites the refusals of the generated code (see the [module documentation](self)).
-pub fn name_fields(file: &mut syn::File, effective: &Value) -> Result<(), FieldMessagesError> {
-    let types = module_items(&file.items, "types").ok_or(FieldMessagesError::NoTypes)?;
+/// Rewrites the refusals of the generated code (see the [module documentation](self)). Returns
+/// what it could not rewrite, as warnings: generation goes on with the generator's messages.
+pub fn name_fields(file: &mut syn::File, effective: &Value) -> Vec<FieldMessagesError> {
+    let mut warnings = Vec::new();
+    let Some(types) = module_items(&file.items, "types") else {
+        return vec![FieldMessagesError::NoTypes];
+    };
     let newtypes = validating_newtypes(types);
     let members = member_names(types);
     let parameters = parameter_names(effective);
@@ -117,17 +124,23 @@ pub fn name_fields(file: &mut syn::File, effective: &Value) -> Result<(), FieldM
         }
     }
     inherit_origins(types, &mut origins);
-    if let Some(orphan) = newtypes.iter().find(|n| !origins.contains_key(*n)) {
-        return Err(FieldMessagesError::NoOrigin(orphan.clone()));
-    }
+    warnings.extend(
+        newtypes
+            .iter()
+            .filter(|n| !origins.contains_key(*n))
+            .map(|orphan| FieldMessagesError::NoOrigin(orphan.clone())),
+    );
 
-    let types = module_items_mut(&mut file.items, "types").ok_or(FieldMessagesError::NoTypes)?;
+    let Some(types) = module_items_mut(&mut file.items, "types") else {
+        return warnings;
+    };
     for item in types.iter_mut() {
         if let syn::Item::Impl(imp) = item
             && trait_name(imp).as_deref() == Some("FromStr")
             && let Some(found) = origins.get(&type_name(&imp.self_ty))
+            && let Err(warning) = name_newtype_refusals(imp, found)
         {
-            name_newtype_refusals(imp, found)?;
+            warnings.push(warning);
         }
     }
     for (newtype, found) in origins.iter().filter(|(_, o)| o.iter().any(|o| o.email)) {
@@ -141,10 +154,8 @@ pub fn name_fields(file: &mut syn::File, effective: &Value) -> Result<(), FieldM
     }
     let mut left = LeftText::default();
     left.visit_file(file);
-    match left.found {
-        Some(text) => Err(FieldMessagesError::GeneratedTextLeft(text)),
-        None => Ok(()),
-    }
+    warnings.extend(left.found.map(FieldMessagesError::GeneratedTextLeft));
+    warnings
 }
 
 fn module_items<'a>(items: &'a [syn::Item], name: &str) -> Option<&'a [syn::Item]> {
@@ -725,193 +736,4 @@ impl LeftText {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use quote::quote;
-    use serde_json::json;
-
-    fn document() -> Value {
-        json!({
-            "openapi": "3.0.3",
-            "paths": {"/v1/people": {"get": {
-                "operationId": "GetPeople",
-                "parameters": [
-                    {"name": "Code", "in": "query", "schema": {"type": "string", "pattern": "^[A-Z]$"}},
-                    {"name": "PersonId", "in": "query", "schema": {"type": "string", "format": "uuid"}}
-                ]
-            }}},
-            "components": {"schemas": {"Person": {"type": "object", "properties": {
-                "mailAddress": {"type": "string", "format": "email", "maxLength": 9}
-            }}}}
-        })
-    }
-
-    fn generated() -> syn::File {
-        syn::parse_quote! {
-            pub mod types {
-                pub struct Person {
-                    #[serde(rename = "mailAddress")]
-                    pub mail_address: PersonMailAddress,
-                }
-                pub struct PersonMailAddress(::std::string::String);
-                impl ::std::str::FromStr for PersonMailAddress {
-                    type Err = self::error::ConversionError;
-                    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-                        if value.chars().count() > 9usize {
-                            return Err("longer than 9 characters".into());
-                        }
-                        Ok(Self(value.to_string()))
-                    }
-                }
-                pub struct GetPeopleCode(::std::string::String);
-                impl ::std::str::FromStr for GetPeopleCode {
-                    type Err = self::error::ConversionError;
-                    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-                        if PATTERN.find(value).is_none() {
-                            return Err("doesn't match pattern \"^[A-Z]$\"".into());
-                        }
-                        Ok(Self(value.to_string()))
-                    }
-                }
-                pub mod builder {
-                    pub struct Person {
-                        mail_address: ::std::result::Result<super::PersonMailAddress, ::std::string::String>,
-                    }
-                    impl ::std::default::Default for Person {
-                        fn default() -> Self {
-                            Self { mail_address: Err("no value supplied for mail_address".to_string()) }
-                        }
-                    }
-                    impl Person {
-                        pub fn mail_address<T>(mut self, value: T) -> Self
-                        where
-                            T: ::std::convert::TryInto<super::PersonMailAddress>,
-                            T::Error: ::std::fmt::Display,
-                        {
-                            self.mail_address = value.try_into().map_err(|e| {
-                                format!("error converting supplied value for mail_address: {e}")
-                            });
-                            self
-                        }
-                    }
-                }
-            }
-            pub mod builder {
-                pub struct GetPeople<'a> {
-                    client: &'a super::Client,
-                    code: Result<Option<types::GetPeopleCode>, String>,
-                    person_id: Result<Option<::uuid::Uuid>, String>,
-                }
-                impl<'a> GetPeople<'a> {
-                    pub fn code<V>(mut self, value: V) -> Self
-                    where
-                        V: std::convert::TryInto<types::GetPeopleCode>,
-                    {
-                        self.code = value.try_into().map(Some).map_err(|_| {
-                            "conversion to `GetPeopleCode` for code failed".to_string()
-                        });
-                        self
-                    }
-                    pub fn person_id<V>(mut self, value: V) -> Self
-                    where
-                        V: std::convert::TryInto<::uuid::Uuid>,
-                    {
-                        self.person_id = value.try_into().map(Some).map_err(|_| {
-                            "conversion to `:: uuid :: Uuid` for person_id failed".to_string()
-                        });
-                        self
-                    }
-                }
-            }
-        }
-    }
-
-    fn text(file: &syn::File) -> String {
-        prettyplease::unparse(file)
-    }
-
-    #[test]
-    fn newtype_refusals_name_their_member_or_parameter_and_email_is_checked() {
-        let mut file = generated();
-        name_fields(&mut file, &document()).unwrap();
-        let code = text(&file);
-        assert!(
-            code.contains(r#"Err("mailAddress: longer than 9 characters".into())"#),
-            "{code}"
-        );
-        assert!(
-            code.contains(r#"Err("Code: doesn't match pattern \"^[A-Z]$\"".into())"#),
-            "{code}"
-        );
-        assert!(
-            code.contains("if !crate::email::is_email_address(value)"),
-            "{code}"
-        );
-        assert!(
-            code.contains("mailAddress is not an e-mail address"),
-            "{code}"
-        );
-        // Only the member whose schema says `format: email` is checked as one.
-        assert_eq!(code.matches("is_email_address(value)").count(), 1, "{code}");
-    }
-
-    #[test]
-    fn builder_messages_name_the_wire_member_and_keep_the_reason() {
-        let mut file = generated();
-        name_fields(&mut file, &document()).unwrap();
-        let code = text(&file);
-        assert!(
-            code.contains(r#"Err("mailAddress is required".to_string())"#),
-            "{code}"
-        );
-        // The newtype's reason names the member already.
-        assert!(code.contains(r#"format!("{e}")"#), "{code}");
-        assert!(code.contains(".map_err(|e| e.to_string())"), "{code}");
-        assert!(
-            code.contains(
-                "PersonId is not a UUID (such as 123e4567-e89b-12d3-a456-426614174000): {e}"
-            ),
-            "{code}"
-        );
-        assert!(
-            code.contains(
-                "<V as ::std::convert::TryInto<::uuid::Uuid>>::Error: ::std::fmt::Display"
-            ),
-            "{code}"
-        );
-        for text in GENERATED_TEXT {
-            assert!(!code.contains(text), "{text} left in {code}");
-        }
-    }
-
-    #[test]
-    fn a_newtype_without_an_origin_or_with_an_unknown_refusal_fails_generation() {
-        let mut file = generated();
-        let mut doc = document();
-        doc["paths"] = json!({});
-        let error = name_fields(&mut file, &doc).unwrap_err().to_string();
-        assert!(
-            error.contains("types::GetPeopleCode") && error.contains("field_messages.rs"),
-            "{error}"
-        );
-
-        let mut file: syn::File = syn::parse2(quote! {
-            pub mod types {
-                pub struct Person { pub code: PersonCode }
-                pub struct PersonCode(String);
-                impl ::std::str::FromStr for PersonCode {
-                    type Err = ConversionError;
-                    fn from_str(value: &str) -> Result<Self, ConversionError> {
-                        Err(format!("bad {}", value).into())
-                    }
-                }
-            }
-        })
-        .unwrap();
-        let error = name_fields(&mut file, &document()).unwrap_err().to_string();
-        assert!(
-            error.contains("types::PersonCode") && error.contains("shape"),
-            "{error}"
-        );
-    }
-}
+mod tests;

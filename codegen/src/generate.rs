@@ -11,6 +11,11 @@
 //! [`crate::field_messages`]). Each `send()` builds its request without avoidable allocations
 //! (see [`crate::lean_requests`]). The structs and enums of `types` are `#[non_exhaustive]`, so a
 //! vendor's additive release is a compatible crate release (see [`crate::forward_compatible`]).
+//! Unknown members are kept as JSON text, `crate::json::UnknownMembers` (see
+//! [`crate::unknown_members`]), and polymorphic members decode by their discriminator or best
+//! fit into enums with an `Unrecognized(crate::json::UnknownVariant)` (see [`crate::unions`]).
+//! A pass that cannot do its work says so in [`Generated::warnings`]; it never fails
+//! generation.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -29,6 +34,8 @@ use crate::forward_compatible;
 use crate::lean_requests;
 use crate::open_enums::{self, OpenEnumPlan};
 use crate::path_segments;
+use crate::unions;
+use crate::unknown_members;
 
 /// Rust path of the `Client`'s inner state, provided by the client crate.
 pub const INNER_TYPE: &str = "crate::runtime::ClientState";
@@ -43,6 +50,9 @@ pub struct Generated {
     /// Each operation's success type by operationId, as Rust tokens valid where the generated
     /// module's items are in scope (`types::ScoresResponse`), for code generated around it.
     pub success_types: BTreeMap<String, String>,
+    /// What a pass could not do and left as typify or progenitor wrote it (each names the JSON
+    /// pointer or the type): generation goes on.
+    pub warnings: Vec<String>,
 }
 
 /// Generation failed; each variant says where and what to do.
@@ -71,8 +81,6 @@ pub enum GenerateError {
     LeanRequests(#[from] lean_requests::LeanRequestsError),
     #[error(transparent)]
     CallMethods(#[from] call_methods::CallMethodsError),
-    #[error(transparent)]
-    FieldMessages(#[from] field_messages::FieldMessagesError),
     #[error(transparent)]
     Deprecations(#[from] deprecations::DeprecationsError),
     #[error("generated code is not valid Rust ({0}); this is a generator bug")]
@@ -115,11 +123,17 @@ pub fn generate(
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| GenerateError::InvalidCode(e.to_string()))?;
     open_enums::open_response_enums(&mut file, plan)?;
+    let (keeps_unknown, mut warnings) = unknown_members::keep_unknown_members_as_text(&mut file);
+    warnings.extend(unions::decode_unions(&mut file, effective, &keeps_unknown));
     forward_compatible::non_exhaustive_types(&mut file)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
     lean_requests::lean_requests(&mut file)?;
-    field_messages::name_fields(&mut file, effective)?;
+    warnings.extend(
+        field_messages::name_fields(&mut file, effective)
+            .into_iter()
+            .map(|w| w.to_string()),
+    );
     allow_generated_lints(&mut file);
 
     let operations = document_operations(effective);
@@ -146,6 +160,7 @@ pub fn generate(
         code,
         surface,
         success_types,
+        warnings,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The creditdata generation pipeline, one module per stage.
 //!
 //! ```text
-//! spec/openapi.{json,yaml} -> overlay -> operation names -> downconvert -> links -> preflight -> generate -> generated-client
+//! spec/openapi.{json,yaml} -> overlay -> operation names -> downconvert -> unions -> open enums -> links -> preflight -> generate -> generated-client
 //! ```
 //!
 //! This crate is a library: it parses no command line. `xtask` is its front end.
@@ -28,5 +28,7 @@ pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;
 pub mod readiness;
+pub mod unions;
+pub mod unknown_members;
 
 pub use error_chain::error_chain;

@@ -178,6 +178,11 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
     );
     let mut effective = converted.document;
 
+    warnings.extend(
+        crate::unions::prepare(&mut effective)
+            .into_iter()
+            .map(|w| format!("unions: {w}")),
+    );
     let plan = open_enums::prepare(&mut effective)?;
     warnings.extend(crate::links::derive(&mut effective));
 
@@ -200,6 +205,7 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         }
         Err(error) => return Err(error.into()),
     };
+    warnings.extend(generated.warnings.iter().map(|w| format!("generate: {w}")));
     let datasets = datasets::generate(&effective, &generated.success_types, &header)?;
     let issuers = crate::issuers::generate(&effective, &header);
     Ok(Outputs {
@@ -314,22 +320,28 @@ pub struct Drift {
 
 /// Compares `outputs` with the files under `root`.
 pub fn drift(outputs: &Outputs, root: &Path, layout: &Layout) -> Vec<Drift> {
-    let mut out = Vec::new();
-    for (relative, expected) in outputs.files(layout) {
-        let path = root.join(&relative);
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        if actual != expected {
-            let shown = relative.display().to_string();
-            let diff = similar::TextDiff::from_lines(&actual, &expected)
-                .unified_diff()
-                .context_radius(3)
-                .header(
-                    &format!("a/{shown} (checked in)"),
-                    &format!("b/{shown} (regenerated)"),
-                )
-                .to_string();
-            out.push(Drift { path, diff });
-        }
+    outputs
+        .files(layout)
+        .into_iter()
+        .filter_map(|(relative, expected)| drift_of(root, &relative, &expected))
+        .collect()
+}
+
+/// The difference between the file `relative` under `root` and `expected`, if any.
+pub fn drift_of(root: &Path, relative: &Path, expected: &str) -> Option<Drift> {
+    let path = root.join(relative);
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    if actual == expected {
+        return None;
     }
-    out
+    let shown = relative.display().to_string();
+    let diff = similar::TextDiff::from_lines(&actual, expected)
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            &format!("a/{shown} (checked in)"),
+            &format!("b/{shown} (regenerated)"),
+        )
+        .to_string();
+    Some(Drift { path, diff })
 }

@@ -37,7 +37,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     ///`AccountStatement`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct AccountStatement {
         ///Identifier of the item, used in the paths below it.
@@ -50,7 +50,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl AccountStatement {
         pub fn builder() -> builder::AccountStatement {
@@ -58,7 +58,7 @@ pub mod types {
         }
     }
     ///`AccountStatementsResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct AccountStatementsResponse {
         #[serde(
@@ -69,7 +69,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl AccountStatementsResponse {
         pub fn builder() -> builder::AccountStatementsResponse {
@@ -77,7 +77,7 @@ pub mod types {
         }
     }
     ///`AddressSourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct AddressSourcedValue {
         #[serde(
@@ -89,7 +89,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl AddressSourcedValue {
         pub fn builder() -> builder::AddressSourcedValue {
@@ -196,7 +196,7 @@ pub mod types {
         }
     }
     ///`Categorization`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Categorization {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -212,7 +212,7 @@ pub mod types {
         )]
         pub total_period_received_months: ::std::option::Option<i32>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl Categorization {
         pub fn builder() -> builder::Categorization {
@@ -240,7 +240,7 @@ pub mod types {
         }
     }
     ///`CategorizationSummary`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct CategorizationSummary {
         #[serde(
@@ -250,7 +250,7 @@ pub mod types {
         pub count_of_institutions: ::std::option::Option<i32>,
         pub status: CategorizationSummaryStatus,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl CategorizationSummary {
         pub fn builder() -> builder::CategorizationSummary {
@@ -356,7 +356,7 @@ pub mod types {
         }
     }
     ///`ConsumerPackage`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct ConsumerPackage {
         ///ISO 3166-1 alpha-3 code of a country the consumer may request data about.
@@ -371,7 +371,7 @@ pub mod types {
         )]
         pub data_packages: ::std::option::Option<::std::vec::Vec<DataPackage>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl ConsumerPackage {
         pub fn builder() -> builder::ConsumerPackage {
@@ -379,13 +379,13 @@ pub mod types {
         }
     }
     ///`ConsumerPackagesResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct ConsumerPackagesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub packages: ::std::option::Option<::std::vec::Vec<ConsumerPackage>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl ConsumerPackagesResponse {
         pub fn builder() -> builder::ConsumerPackagesResponse {
@@ -429,7 +429,7 @@ pub mod types {
         Unrecognized(::std::string::String),
     }
     ///`CourtAndInsolvenciesResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct CourtAndInsolvenciesResponse {
         #[serde(
@@ -442,7 +442,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl CourtAndInsolvenciesResponse {
         pub fn builder() -> builder::CourtAndInsolvenciesResponse {
@@ -450,7 +450,7 @@ pub mod types {
         }
     }
     ///`CourtAndInsolvencyCase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct CourtAndInsolvencyCase {
         ///The Data Provider this item comes from (see sources).
@@ -460,7 +460,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl CourtAndInsolvencyCase {
         pub fn builder() -> builder::CourtAndInsolvencyCase {
@@ -547,12 +547,12 @@ pub mod types {
         }
     }
     ///`Creditor`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Creditor {
         pub sector: CreditorSector,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl Creditor {
         pub fn builder() -> builder::Creditor {
@@ -774,7 +774,7 @@ pub mod types {
         }
     }
     ///`DateOnlySourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct DateOnlySourcedValue {
         #[serde(
@@ -786,7 +786,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl DateOnlySourcedValue {
         pub fn builder() -> builder::DateOnlySourcedValue {
@@ -794,7 +794,7 @@ pub mod types {
         }
     }
     ///`DocumentSourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct DocumentSourcedValue {
         #[serde(
@@ -806,7 +806,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl DocumentSourcedValue {
         pub fn builder() -> builder::DocumentSourcedValue {
@@ -870,7 +870,7 @@ pub mod types {
         }
     }
     ///`IdentityVerification`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct IdentityVerification {
         ///Identifier of the item, used in the paths below it.
@@ -883,7 +883,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl IdentityVerification {
         pub fn builder() -> builder::IdentityVerification {
@@ -891,7 +891,7 @@ pub mod types {
         }
     }
     ///`IdentityVerificationImage`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct IdentityVerificationImage {
         ///Identifier of the item, used in the paths below it.
@@ -904,7 +904,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl IdentityVerificationImage {
         pub fn builder() -> builder::IdentityVerificationImage {
@@ -912,7 +912,7 @@ pub mod types {
         }
     }
     ///`IdentityVerificationImagesResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct IdentityVerificationImagesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -920,7 +920,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl IdentityVerificationImagesResponse {
         pub fn builder() -> builder::IdentityVerificationImagesResponse {
@@ -928,7 +928,7 @@ pub mod types {
         }
     }
     ///`IdentityVerificationsResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct IdentityVerificationsResponse {
         #[serde(
@@ -941,7 +941,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl IdentityVerificationsResponse {
         pub fn builder() -> builder::IdentityVerificationsResponse {
@@ -949,7 +949,7 @@ pub mod types {
         }
     }
     ///`Immovable`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Immovable {
         ///The Data Provider this item comes from (see sources).
@@ -959,7 +959,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl Immovable {
         pub fn builder() -> builder::Immovable {
@@ -967,7 +967,7 @@ pub mod types {
         }
     }
     ///`ImmovablesResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct ImmovablesResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -975,7 +975,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl ImmovablesResponse {
         pub fn builder() -> builder::ImmovablesResponse {
@@ -983,7 +983,7 @@ pub mod types {
         }
     }
     ///`InputRequirement`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct InputRequirement {
         ///ISO 3166-1 alpha-3 code of the country the requirement belongs to.
@@ -999,7 +999,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl InputRequirement {
         pub fn builder() -> builder::InputRequirement {
@@ -1007,7 +1007,7 @@ pub mod types {
         }
     }
     ///`InputRequirementsResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct InputRequirementsResponse {
         #[serde(
@@ -1016,7 +1016,7 @@ pub mod types {
         )]
         pub input_requirements: ::std::option::Option<::std::vec::Vec<InputRequirement>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl InputRequirementsResponse {
         pub fn builder() -> builder::InputRequirementsResponse {
@@ -1106,7 +1106,7 @@ pub mod types {
         Unrecognized(::std::string::String),
     }
     ///`MaritalStatusTypeSourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct MaritalStatusTypeSourcedValue {
         #[serde(
@@ -1118,7 +1118,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl MaritalStatusTypeSourcedValue {
         pub fn builder() -> builder::MaritalStatusTypeSourcedValue {
@@ -1126,7 +1126,7 @@ pub mod types {
         }
     }
     ///`Metric`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct Metric {
         ///The Data Provider this item comes from (see sources).
@@ -1136,7 +1136,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl Metric {
         pub fn builder() -> builder::Metric {
@@ -1144,7 +1144,7 @@ pub mod types {
         }
     }
     ///`MetricsResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct MetricsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1152,7 +1152,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl MetricsResponse {
         pub fn builder() -> builder::MetricsResponse {
@@ -1160,7 +1160,7 @@ pub mod types {
         }
     }
     ///`NegativeTradeline`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct NegativeTradeline {
         ///The amount of the tradeline, a decimal in its ISO 4217 currency. Whether it is the original, the outstanding or the overdue amount is not published.
@@ -1177,7 +1177,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl NegativeTradeline {
         pub fn builder() -> builder::NegativeTradeline {
@@ -1220,7 +1220,7 @@ pub mod types {
         }
     }
     ///`PersonDetailsResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct PersonDetailsResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1273,7 +1273,7 @@ pub mod types {
             ::std::vec::Vec<UntypedSourcedValue>,
         >,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl PersonDetailsResponse {
         pub fn builder() -> builder::PersonDetailsResponse {
@@ -1281,7 +1281,7 @@ pub mod types {
         }
     }
     ///`PersonalIdentityCodeSourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct PersonalIdentityCodeSourcedValue {
         #[serde(
@@ -1293,7 +1293,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl PersonalIdentityCodeSourcedValue {
         pub fn builder() -> builder::PersonalIdentityCodeSourcedValue {
@@ -1301,7 +1301,7 @@ pub mod types {
         }
     }
     ///`PositiveTradeline`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct PositiveTradeline {
         ///The Data Provider this item comes from (see sources).
@@ -1311,7 +1311,7 @@ pub mod types {
         )]
         pub source_id: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl PositiveTradeline {
         pub fn builder() -> builder::PositiveTradeline {
@@ -1319,7 +1319,7 @@ pub mod types {
         }
     }
     ///`PositiveTradelinesResponse`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct PositiveTradelinesResponse {
         #[serde(
@@ -1332,7 +1332,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sources: ::std::option::Option<::std::vec::Vec<Source>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl PositiveTradelinesResponse {
         pub fn builder() -> builder::PositiveTradelinesResponse {
@@ -1340,7 +1340,7 @@ pub mod types {
         }
     }
     ///RFC 9457 problem details. On validation failures (400) `errors` maps each offending field to its messages; other members are problem-type extensions.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct ProblemDetails {
         ///A human-readable explanation specific to this occurrence.
@@ -1367,7 +1367,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl ProblemDetails {
         pub fn builder() -> builder::ProblemDetails {
@@ -1862,7 +1862,7 @@ pub mod types {
         }
     }
     ///`UntypedSourcedValue`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[non_exhaustive]
     pub struct UntypedSourcedValue {
         #[serde(
@@ -1874,7 +1874,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: crate::json::UnknownMembers,
     }
     impl UntypedSourcedValue {
         pub fn builder() -> builder::UntypedSourcedValue {
@@ -1906,7 +1906,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -1938,9 +1938,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -1979,7 +1977,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2017,9 +2015,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2060,7 +2056,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2096,9 +2092,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2391,7 +2385,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2438,9 +2432,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2545,7 +2537,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2579,9 +2571,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2838,7 +2828,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2876,9 +2866,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2913,7 +2901,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -2938,9 +2926,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -2979,7 +2965,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3017,9 +3003,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3056,7 +3040,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3079,9 +3063,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3172,7 +3154,7 @@ pub mod types {
         pub struct Creditor {
             sector: ::std::result::Result<super::CreditorSector, ::std::string::String>,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3195,9 +3177,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3234,7 +3214,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3270,9 +3250,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3312,7 +3290,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3348,9 +3326,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3390,7 +3366,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3422,9 +3398,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3464,7 +3438,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3496,9 +3470,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3539,7 +3511,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3577,9 +3549,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3620,7 +3590,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3658,9 +3628,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3697,7 +3665,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3720,9 +3688,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3759,7 +3725,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3797,9 +3763,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3838,7 +3802,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3872,9 +3836,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -3909,7 +3871,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -3936,9 +3898,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4188,7 +4148,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4224,9 +4184,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4263,7 +4221,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4286,9 +4244,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4325,7 +4281,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4361,9 +4317,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4410,7 +4364,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4462,9 +4416,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4685,7 +4637,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4851,9 +4803,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4914,7 +4864,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -4950,9 +4900,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -4989,7 +4937,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -5012,9 +4960,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -5051,7 +4997,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -5089,9 +5035,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -5153,7 +5097,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -5228,9 +5172,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -6374,7 +6316,7 @@ pub mod types {
                 ::std::string::String,
             >,
             extra: ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                crate::json::UnknownMembers,
                 ::std::string::String,
             >,
         }
@@ -6410,9 +6352,7 @@ pub mod types {
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                >,
+                T: ::std::convert::TryInto<crate::json::UnknownMembers>,
                 T::Error: ::std::fmt::Display,
             {
                 self.extra = value.try_into().map_err(|e| format!("extra: {e}"));
@@ -7768,6 +7708,959 @@ pub mod types {
             Self::PackageUpgradeRequired,
             Self::IdTaxOnly,
         ];
+    }
+    impl<'de> ::serde::Deserialize<'de> for AccountStatement {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                id: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "id" | "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                id: known.id,
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for AccountStatementsResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "accountStatements",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                account_statements: ::std::option::Option<
+                    ::std::vec::Vec<AccountStatement>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "accountStatements" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                account_statements: known.account_statements,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for AddressSourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Categorization {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                accounts: ::std::option::Option<::std::vec::Vec<CategorizedAccount>>,
+                #[serde(
+                    rename = "totalPeriodMonths",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                total_period_months: ::std::option::Option<i32>,
+                #[serde(
+                    rename = "totalPeriodReceivedMonths",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                total_period_received_months: ::std::option::Option<i32>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(
+                    name, "accounts" | "totalPeriodMonths" | "totalPeriodReceivedMonths"
+                )
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                accounts: known.accounts,
+                total_period_months: known.total_period_months,
+                total_period_received_months: known.total_period_received_months,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategorizationSummary {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "countOfInstitutions",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                count_of_institutions: ::std::option::Option<i32>,
+                status: CategorizationSummaryStatus,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "countOfInstitutions" | "status")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                count_of_institutions: known.count_of_institutions,
+                status: known.status,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ConsumerPackage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "countryCode",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                country_code: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "dataPackages",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                data_packages: ::std::option::Option<::std::vec::Vec<DataPackage>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "countryCode" | "dataPackages")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                country_code: known.country_code,
+                data_packages: known.data_packages,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ConsumerPackagesResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                packages: ::std::option::Option<::std::vec::Vec<ConsumerPackage>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "packages")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                packages: known.packages,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CourtAndInsolvenciesResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "courtAndInsolvencies",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                court_and_insolvencies: ::std::option::Option<
+                    ::std::vec::Vec<CourtAndInsolvencyCase>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "courtAndInsolvencies" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                court_and_insolvencies: known.court_and_insolvencies,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CourtAndInsolvencyCase {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Creditor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                sector: CreditorSector,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sector")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                sector: known.sector,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DateOnlySourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentSourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IdentityVerification {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                id: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "id" | "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                id: known.id,
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IdentityVerificationImage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                id: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "id" | "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                id: known.id,
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IdentityVerificationImagesResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                images: ::std::option::Option<
+                    ::std::vec::Vec<IdentityVerificationImage>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "images" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                images: known.images,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IdentityVerificationsResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "identityVerifications",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                identity_verifications: ::std::option::Option<
+                    ::std::vec::Vec<IdentityVerification>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "identityVerifications" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                identity_verifications: known.identity_verifications,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Immovable {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ImmovablesResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                immovables: ::std::option::Option<::std::vec::Vec<Immovable>>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "immovables" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                immovables: known.immovables,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InputRequirement {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "countryCode",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                country_code: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "countryCode" | "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                country_code: known.country_code,
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InputRequirementsResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "inputRequirements",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                input_requirements: ::std::option::Option<
+                    ::std::vec::Vec<InputRequirement>,
+                >,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "inputRequirements")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                input_requirements: known.input_requirements,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for MaritalStatusTypeSourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Metric {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for MetricsResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                metrics: ::std::option::Option<::std::vec::Vec<Metric>>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "metrics" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                metrics: known.metrics,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NegativeTradeline {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                amount: ::std::option::Option<Amount>,
+                #[serde(rename = "contractType")]
+                contract_type: ContractType,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                creditor: ::std::option::Option<Creditor>,
+                #[serde(
+                    rename = "sourceId",
+                    deserialize_with = "::std::option::Option::deserialize"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "amount" | "contractType" | "creditor" | "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                amount: known.amount,
+                contract_type: known.contract_type,
+                creditor: known.creditor,
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PersonDetailsResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                addresses: ::std::option::Option<::std::vec::Vec<AddressSourcedValue>>,
+                #[serde(
+                    rename = "birthDates",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                birth_dates: ::std::option::Option<
+                    ::std::vec::Vec<DateOnlySourcedValue>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                citizenships: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                documents: ::std::option::Option<::std::vec::Vec<DocumentSourcedValue>>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                emails: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
+                #[serde(
+                    rename = "familyNames",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                family_names: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
+                #[serde(
+                    rename = "givenNames",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                given_names: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
+                #[serde(
+                    rename = "maritalStatuses",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                marital_statuses: ::std::option::Option<
+                    ::std::vec::Vec<MaritalStatusTypeSourcedValue>,
+                >,
+                #[serde(
+                    rename = "personalIdentityCodes",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                personal_identity_codes: ::std::option::Option<
+                    ::std::vec::Vec<PersonalIdentityCodeSourcedValue>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                telephones: ::std::option::Option<::std::vec::Vec<StringSourcedValue>>,
+                #[serde(
+                    rename = "underageChildrenCounts",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                underage_children_counts: ::std::option::Option<
+                    ::std::vec::Vec<UntypedSourcedValue>,
+                >,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(
+                    name, "addresses" | "birthDates" | "citizenships" | "documents" |
+                    "emails" | "familyNames" | "givenNames" | "maritalStatuses" |
+                    "personalIdentityCodes" | "sources" | "telephones" |
+                    "underageChildrenCounts"
+                )
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                addresses: known.addresses,
+                birth_dates: known.birth_dates,
+                citizenships: known.citizenships,
+                documents: known.documents,
+                emails: known.emails,
+                family_names: known.family_names,
+                given_names: known.given_names,
+                marital_statuses: known.marital_statuses,
+                personal_identity_codes: known.personal_identity_codes,
+                sources: known.sources,
+                telephones: known.telephones,
+                underage_children_counts: known.underage_children_counts,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PersonalIdentityCodeSourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PositiveTradeline {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceId",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_id: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceId")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_id: known.source_id,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PositiveTradelinesResponse {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "positiveTradelines",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                positive_tradelines: ::std::option::Option<
+                    ::std::vec::Vec<PositiveTradeline>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                sources: ::std::option::Option<::std::vec::Vec<Source>>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "positiveTradelines" | "sources")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                positive_tradelines: known.positive_tradelines,
+                sources: known.sources,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProblemDetails {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                detail: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                errors: ::std::option::Option<
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::std::vec::Vec<::std::string::String>,
+                    >,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                instance: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                status: ::std::option::Option<i32>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                title: ::std::option::Option<::std::string::String>,
+                #[serde(
+                    rename = "type",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                type_: ::std::option::Option<::std::string::String>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(
+                    name, "detail" | "errors" | "instance" | "status" | "title" | "type"
+                )
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                detail: known.detail,
+                errors: known.errors,
+                instance: known.instance,
+                status: known.status,
+                title: known.title,
+                type_: known.type_,
+                extra,
+            })
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UntypedSourcedValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            #[derive(::serde::Deserialize)]
+            struct Known {
+                #[serde(
+                    rename = "sourceIds",
+                    skip_serializing_if = "::std::option::Option::is_none"
+                )]
+                source_ids: ::std::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                >,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                value: ::std::option::Option<::serde_json::Value>,
+            }
+            fn is_known(name: &str) -> bool {
+                matches!(name, "sourceIds" | "value")
+            }
+            let (known, extra) = crate::json::decode::with_unknown_members::<
+                D,
+                Known,
+            >(deserializer, is_known)?;
+            Ok(Self {
+                source_ids: known.source_ids,
+                value: known.value,
+                extra,
+            })
+        }
     }
 }
 #[derive(Clone, Debug)]

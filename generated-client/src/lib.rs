@@ -145,9 +145,13 @@ pub mod config;
 #[cfg(feature = "session-datasets")]
 pub mod dataset_stream;
 pub mod download;
-mod email;
+// Public but hidden: the generated types call it, also in a client generated from another
+// description outside the crate (the tests' `tests/decoding/release.rs`).
+#[doc(hidden)]
+pub mod email;
 mod environment;
 pub mod error;
+pub mod json;
 pub mod limits;
 pub mod operation;
 pub mod paging;

@@ -75,6 +75,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("urls", 0),
     ("body_limits", 0),
     ("email", 0),
+    ("json", 0),
     ("retry", 0),
     ("auth::error", 0),
     ("auth::access_token", 0),

@@ -260,6 +260,71 @@ fn pin(inputs: &Inputs, actions: &[Value], what: &str) -> anyhow::Result<(Output
     Ok((run_pipeline(inputs)?, pin_file))
 }
 
+/// Clients generated from the generator's test documents, which the client's tests compile and
+/// serve (document, generated file; both relative to the workspace root). `regen` writes them
+/// and `check` compares them, like every other generated file.
+pub const TEST_CLIENTS: &[(&str, &str)] = &[(
+    "codegen/tests/data/decode-shapes.yaml",
+    "generated-client/tests/decoding/generated.rs",
+)];
+
+/// A vendor release rehearsed on today's description: `spec/openapi.json` with this release
+/// applied, generated with `overlays/`, into the second file (a client the client's tests
+/// compile and serve, so they show the typed client decodes what the release adds).
+pub const RELEASE_CLIENT: (&str, &str) = (
+    "codegen/tests/data/releases/22-polymorphic-income-sources.overlay.yaml",
+    "generated-client/tests/decoding/release.rs",
+);
+
+/// The generated code of each of [`TEST_CLIENTS`] and of [`RELEASE_CLIENT`]: (path relative to
+/// the root, contents).
+fn test_clients() -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let root = workspace_root();
+    let no_overlays = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let mut out = Vec::new();
+    for (spec, generated) in TEST_CLIENTS {
+        let outputs = pipeline::run(&Inputs {
+            spec: root.join(spec),
+            overlays: no_overlays.path().to_path_buf(),
+            lenient: false,
+            display_root: root.clone(),
+        })
+        .with_context(|| format!("the test client of {spec}"))?;
+        out.push((PathBuf::from(generated), outputs.generated.code));
+    }
+
+    let (release, generated) = RELEASE_CLIENT;
+    let what = || format!("today's description with the release {release}");
+    let released = creditdata_codegen::overlay::apply_files(
+        &root.join("spec/openapi.json"),
+        &[root.join(release)],
+        &creditdata_codegen::overlay::ApplyOptions { lenient: false },
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))
+    .with_context(what)?
+    .document;
+    let spec = no_overlays.path().join("openapi.json");
+    document::write_atomic(
+        &spec,
+        document::to_string(&released, document::Format::Json).as_bytes(),
+    )?;
+    let outputs = pipeline::run(&Inputs {
+        spec: spec.clone(),
+        overlays: root.join("overlays"),
+        lenient: false,
+        display_root: root.clone(),
+    })
+    .with_context(what)?;
+    // The header names the inputs: the released document is a temporary file.
+    let code = outputs.generated.code.replacen(
+        &spec.display().to_string(),
+        &format!("spec/openapi.json with {release}"),
+        1,
+    );
+    out.push((PathBuf::from(generated), code));
+    Ok(out)
+}
+
 /// `cargo xtask regen`.
 pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     let started = Instant::now();
@@ -334,7 +399,14 @@ pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     if args.out.is_none() {
         report = with_client_version(report)?;
     }
-    let written = pipeline::write(&outputs, &root, &layout)?;
+    let mut written = pipeline::write(&outputs, &root, &layout)?;
+    if args.out.is_none() && args.spec.is_none() && args.overlays.is_none() {
+        for (relative, code) in test_clients()? {
+            let path = root.join(relative);
+            document::write_atomic(&path, code.as_bytes())?;
+            written.push(path);
+        }
+    }
     for path in &written {
         say(format!("wrote {}", shown(path)));
     }
@@ -385,7 +457,12 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
             keep_names::KEEP_NAMES_FILE
         );
     }
-    let drift = pipeline::drift(&outputs, &workspace_root(), &Layout::workspace());
+    let mut drift = pipeline::drift(&outputs, &workspace_root(), &Layout::workspace());
+    if args.spec.is_none() && args.overlays.is_none() {
+        for (relative, expected) in test_clients()? {
+            drift.extend(pipeline::drift_of(&workspace_root(), &relative, &expected));
+        }
+    }
     if drift.is_empty() {
         println!("check: every generated file matches its inputs");
         return Ok(());

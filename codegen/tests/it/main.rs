@@ -15,6 +15,7 @@ mod change_catalogue;
 mod deprecations;
 mod downconvert;
 mod fetch;
+mod foreign_specs;
 mod forward_compatible;
 mod frozen;
 mod generated_surface;

@@ -522,6 +522,48 @@ fn documentation_only_is_no_change() {
     assert_eq!(json["semver"]["bump"], "none");
 }
 
+#[test]
+fn a_polymorphic_member_is_compatible_and_decoded_by_its_discriminator() {
+    let json = check("22-polymorphic-income-sources.overlay.yaml");
+    let added = of_kind(&json, "response_property_added");
+    assert!(
+        added.iter().any(|c| c["new"]["effective"]
+            == "/components/schemas/RegistryIncome/properties/incomeSources"),
+        "{:#}",
+        json["changes"]
+    );
+    assert_eq!(json["summary"]["breaking"], false, "{:#}", json["changes"]);
+    assert_eq!(json["semver"]["suggested"], "0.1.1");
+    // What the new member decodes as: the union is a component of its own, marked with its
+    // discriminator's values, and its enum decides by them.
+    let new = pipeline_on(&published_after(
+        "22-polymorphic-income-sources.overlay.yaml",
+    ));
+    let union = &new.outputs.effective["components"]["schemas"]["RegistryIncomeIncomeSourcesItem"];
+    assert_eq!(
+        union["x-creditdata-union"]["discriminator"],
+        serde_json::json!({
+            "propertyName": "$type",
+            "values": {"employment": 0, "self-employment": 1, "pension": 2}
+        }),
+        "{union:#}"
+    );
+    let code = &new.outputs.generated.code;
+    assert!(
+        code.contains("Unrecognized(crate::json::UnknownVariant),"),
+        "an unknown variant is kept"
+    );
+    assert!(code.contains(r#"Some("self-employment") => {"#));
+    assert!(
+        new.outputs
+            .warnings
+            .iter()
+            .all(|w| !w.contains("polymorphic")),
+        "{:#?}",
+        new.outputs.warnings
+    );
+}
+
 /// `--keep-names`: the pins written for the renames of a release make the regenerated client
 /// keep the old Rust names, so the release no longer changes them, and the report lists them.
 #[test]

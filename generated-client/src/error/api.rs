@@ -233,7 +233,10 @@ impl fmt::Debug for ProblemOutline<'_> {
                     .as_ref()
                     .map(|e| e.keys().collect::<Vec<_>>()),
             )
-            .field("extension_names", &problem.extra.keys().collect::<Vec<_>>())
+            .field(
+                "extension_names",
+                &problem.extra.names().collect::<Vec<_>>(),
+            )
             .finish()
     }
 }

@@ -70,7 +70,8 @@ mod path;
 mod redirect;
 mod state;
 
-pub(crate) use path::path_segment;
+#[doc(hidden)]
+pub use path::path_segment;
 pub use redirect::same_origin_redirects;
 #[doc(hidden)]
 pub use state::ClientState;

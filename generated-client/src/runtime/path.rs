@@ -18,8 +18,11 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 /// other operations have at this parameter's place in the path (compared ignoring ASCII case,
 /// as the service's routing does). The generated code calls this for every path parameter.
 // The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
+// Public but hidden: plumbing of the generated code, which a client generated from another
+// description (the tests' `tests/decoding/release.rs`) calls from outside the crate.
+#[doc(hidden)]
 #[allow(clippy::result_large_err)]
-pub(crate) fn path_segment<'v, E>(
+pub fn path_segment<'v, E>(
     parameter: &'static str,
     value: &'v str,
     reserved: &[&str],

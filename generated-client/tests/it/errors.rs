@@ -102,7 +102,7 @@ async fn validation_problem_details_are_decoded_with_their_errors_map() {
         Some("One or more validation errors occurred.")
     );
     assert_eq!(
-        details.extra.get("traceId"),
+        details.extra.to_map().get("traceId"),
         Some(&json!("00-84c1fd4063c38d9f3900d06e56542d48-85d1d4-00"))
     );
     let errors = api.validation_errors().expect("errors map");

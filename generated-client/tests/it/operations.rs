@@ -693,11 +693,13 @@ async fn session_metadata_operations_decode_their_bodies() {
         "GetInputRequirements: countryCode"
     );
     assert_eq!(
-        requirement.extra["requirementType"], "PERSONAL_IDENTITY_CODE",
+        requirement.extra.to_map()["requirementType"],
+        "PERSONAL_IDENTITY_CODE",
         "GetInputRequirements: unknown member kept"
     );
     assert_eq!(
-        requirement.extra["mandatory"], true,
+        requirement.extra.to_map()["mandatory"],
+        true,
         "GetInputRequirements: unknown member kept"
     );
 
@@ -809,7 +811,8 @@ async fn session_metadata_operations_decode_their_bodies() {
     );
     assert!(!swedish[1].is_known(), "GetConsumerPackages: is_known");
     assert_eq!(
-        packages[1].extra["maxSessionsPerMonth"], 500,
+        packages[1].extra.to_map()["maxSessionsPerMonth"],
+        500,
         "GetConsumerPackages: unknown member kept"
     );
 }
@@ -977,15 +980,18 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         .expect("GetNegativeTradelines: creditor");
     assert_eq!(creditor.sector, CreditorSector::Finance);
     assert_eq!(
-        creditor.extra["name"], "Luminor Bank AS",
+        creditor.extra.to_map()["name"],
+        "Luminor Bank AS",
         "GetNegativeTradelines: creditor's unknown member kept"
     );
     assert_eq!(
-        items[0].extra["registeredOnDate"], "2024-11-05",
+        items[0].extra.to_map()["registeredOnDate"],
+        "2024-11-05",
         "GetNegativeTradelines: unknown member kept"
     );
     assert_eq!(
-        items[0].extra["daysPastDue"], 187,
+        items[0].extra.to_map()["daysPastDue"],
+        187,
         "GetNegativeTradelines: unknown member kept"
     );
     assert_eq!(
@@ -1074,13 +1080,14 @@ async fn credit_datasets_decode_nulls_unknown_values_and_unknown_members() {
         .expect("GetPositiveTradelines: items")[0];
     assert_eq!(item.source_id.as_deref(), Some("SE-UC"));
     assert_eq!(
-        item.extra["balance"],
+        item.extra.to_map()["balance"],
         json!({ "amount": 1987350.5, "currencyCode": "SEK" }),
         "GetPositiveTradelines: unknown member kept"
     );
-    assert_eq!(item.extra["contractType"], "MORTGAGE_LOAN");
+    assert_eq!(item.extra.to_map()["contractType"], "MORTGAGE_LOAN");
     assert_eq!(
-        positive.extra["reportedAtUtc"], "2026-03-05T10:00:00Z",
+        positive.extra.to_map()["reportedAtUtc"],
+        "2026-03-05T10:00:00Z",
         "GetPositiveTradelines: unknown envelope member kept"
     );
 
@@ -1172,7 +1179,8 @@ async fn person_and_legal_datasets_decode() {
     let address = &person.addresses.as_ref().unwrap()[0];
     assert_eq!(address.value.as_ref().unwrap()["city"], "Vilnius");
     assert_eq!(
-        address.extra["validFrom"], "2021-09-01",
+        address.extra.to_map()["validFrom"],
+        "2021-09-01",
         "GetPersonDetails: unknown member of an address kept"
     );
     assert_eq!(person.documents, None);
@@ -1189,7 +1197,7 @@ async fn person_and_legal_datasets_decode() {
         Some(json!(2))
     );
     assert_eq!(
-        person.extra.get("genders"),
+        person.extra.to_map().get("genders"),
         Some(&json!([ { "value": "MALE", "sourceIds": ["LT-REGITRA"] } ])),
         "GetPersonDetails: unknown dataset member kept in `extra`"
     );
@@ -1254,10 +1262,11 @@ async fn person_and_legal_datasets_decode() {
         .expect("GetCourtAndInsolvencies: cases")[0];
     assert_eq!(case.source_id.as_deref(), Some("FI-OIKEUSREKISTERI"));
     assert_eq!(
-        case.extra["court"], "Helsingin käräjäoikeus",
+        case.extra.to_map()["court"],
+        "Helsingin käräjäoikeus",
         "GetCourtAndInsolvencies: unknown member kept"
     );
-    assert_eq!(case.extra["caseNumber"], "R 25/1234");
+    assert_eq!(case.extra.to_map()["caseNumber"], "R 25/1234");
 
     let immovables = call_json(
         &recorder,
@@ -1270,10 +1279,11 @@ async fn person_and_legal_datasets_decode() {
     let immovable = &immovables.immovables.expect("GetImmovables: items")[0];
     assert_eq!(immovable.source_id.as_deref(), Some("LV-ZEMESGRAMATA"));
     assert_eq!(
-        immovable.extra["address"], "Brīvības iela 12, Rīga",
+        immovable.extra.to_map()["address"],
+        "Brīvības iela 12, Rīga",
         "GetImmovables: unknown member kept"
     );
-    assert_eq!(immovable.extra["area"]["value"], 68.4);
+    assert_eq!(immovable.extra.to_map()["area"]["value"], 68.4);
 
     let verifications = call_json(
         &recorder,
@@ -1291,7 +1301,8 @@ async fn person_and_legal_datasets_decode() {
         .expect("GetIdentityVerifications: items")[0];
     assert_eq!(verification.id.as_deref(), Some("idv 4821"));
     assert_eq!(
-        verification.extra["method"], "SMART_ID",
+        verification.extra.to_map()["method"],
+        "SMART_ID",
         "GetIdentityVerifications: unknown member kept"
     );
 
@@ -1315,7 +1326,8 @@ async fn person_and_legal_datasets_decode() {
         [Some("front/1"), Some("selfie")]
     );
     assert_eq!(
-        images[1].extra["mimeType"], "image/png",
+        images[1].extra.to_map()["mimeType"],
+        "image/png",
         "GetIdentityVerificationImages: unknown member kept"
     );
 }
@@ -1340,10 +1352,14 @@ async fn bank_account_datasets_decode() {
         .expect("GetAccountStatements: items")[0];
     assert_eq!(statement.id.as_deref(), Some("stmt-2026-02"));
     assert_eq!(
-        statement.extra["iban"], "SE4550000000058398257466",
+        statement.extra.to_map()["iban"],
+        "SE4550000000058398257466",
         "GetAccountStatements: unknown member kept"
     );
-    assert_eq!(statement.extra["openingBalance"]["amount"], 15230.5);
+    assert_eq!(
+        statement.extra.to_map()["openingBalance"]["amount"],
+        15230.5
+    );
 
     let attachments = call_json(
         &recorder,
@@ -1408,10 +1424,14 @@ async fn bank_account_datasets_decode() {
     assert_eq!(summary.status.as_str(), "SOME_DATA_MISSING");
     assert_eq!(summary.count_of_institutions, Some(2));
     assert_eq!(
-        summary.extra["averageMonthlyIncome"]["amount"], 3120.4,
+        summary.extra.to_map()["averageMonthlyIncome"]["amount"],
+        3120.4,
         "GetCategorizationsSummary: figures kept"
     );
-    assert_eq!(summary.extra["incomeByCategory"][0]["category"], "SALARY");
+    assert_eq!(
+        summary.extra.to_map()["incomeByCategory"][0]["category"],
+        "SALARY"
+    );
 
     // `summary` is required and nullable: null before the bank data has arrived.
     let pending = call_json(
@@ -1465,7 +1485,8 @@ async fn bank_account_datasets_decode() {
     );
     assert_eq!(categorization.total_period_received_months, Some(6));
     assert_eq!(
-        categorization.extra["incomes"][0]["category"], "SALARY",
+        categorization.extra.to_map()["incomes"][0]["category"],
+        "SALARY",
         "GetCategorizations: unknown member kept"
     );
 
@@ -1480,10 +1501,11 @@ async fn bank_account_datasets_decode() {
     let metrics = metrics.metrics.expect("GetMetrics: items");
     assert_eq!(metrics.len(), 2);
     assert_eq!(
-        metrics[0].extra["name"], "AVERAGE_MONTHLY_INCOME",
+        metrics[0].extra.to_map()["name"],
+        "AVERAGE_MONTHLY_INCOME",
         "GetMetrics: unknown member kept"
     );
-    assert_eq!(metrics[1].extra["value"], "0.013");
+    assert_eq!(metrics[1].extra.to_map()["value"], "0.013");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -295,8 +295,11 @@ async fn a_whole_session_life_through_the_generated_client() {
     assert!(!statements.is_empty());
     let mut all_transactions = 0;
     for statement in &statements {
-        assert_eq!(statement.extra["accountHolderName"], full_name.as_str());
-        let transactions = statement.extra["transactions"]
+        assert_eq!(
+            statement.extra.to_map()["accountHolderName"],
+            full_name.as_str()
+        );
+        let transactions = statement.extra.to_map()["transactions"]
             .as_array()
             .expect("transactions")
             .len();
@@ -341,7 +344,7 @@ async fn a_whole_session_life_through_the_generated_client() {
             .collect::<Result<_, _>>()
             .expect("TSV parses");
         assert_eq!(rows.len(), transactions);
-        let closing = statement.extra["closingBalance"]["amount"]
+        let closing = statement.extra.to_map()["closingBalance"]["amount"]
             .as_f64()
             .expect("closing");
         let last_balance: f64 = rows
@@ -413,9 +416,9 @@ async fn a_whole_session_life_through_the_generated_client() {
         .await;
         assert_eq!(
             Some(file.length as u64),
-            image.extra["sizeInBytes"].as_u64()
+            image.extra.to_map()["sizeInBytes"].as_u64()
         );
-        let width = image.extra["widthPixels"].as_u64().expect("width") as usize;
+        let width = image.extra.to_map()["widthPixels"].as_u64().expect("width") as usize;
         match file.content_type.as_str() {
             "image/png" => {
                 let decoder = png::Decoder::new(Cursor::new(file.bytes));
