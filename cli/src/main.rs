@@ -1,6 +1,7 @@
 //! `creditdata`: the consumer credit-data service from a shell (see `creditdata --help` and
 //! `cli/README.md`).
 
+mod answer;
 mod cli;
 mod datasets;
 mod download;
@@ -23,6 +24,11 @@ mod token_lock;
 mod token_store;
 
 use std::process::ExitCode;
+
+/// The unit tests count what each thread allocates (`test_support::peak_during`).
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: test_support::Counting = test_support::Counting;
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 

@@ -57,6 +57,9 @@ use progress::Progress;
 use record::{RunSummary, Totals};
 use store::StoreError;
 
+/// How many answers the export holds in memory at once (see [`Context::held`]).
+const ANSWERS_HELD: usize = 1;
+
 /// At most this many failures and providers are named one by one; the rest are in the
 /// session manifests.
 const NOTES_SHOWN: u64 = 20;
@@ -122,6 +125,11 @@ struct Context<'a> {
     max_listed_files: usize,
     /// `--max-listing-bytes`: the largest listing written and read back.
     max_listing_bytes: u64,
+    /// Answers held in memory at once, across sessions: one (a source file, whose content
+    /// comes Base64 inside JSON and is decoded whole; every other answer is streamed to its
+    /// file). With the client's body limit, what bounds the export's memory: see
+    /// `cli/README.md`, "Bounded and paced".
+    held: Semaphore,
     /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
     /// plain data in their session's queue, so memory does not grow with a listing's length.
     live: Semaphore,
@@ -171,6 +179,7 @@ async fn export(
         max_listed_files: usize::try_from(args.max_listed_files).unwrap_or(usize::MAX),
         max_listing_bytes: args.max_listing_bytes,
         live: Semaphore::new(usize::from(args.concurrency)),
+        held: Semaphore::new(ANSWERS_HELD),
         peak_live: AtomicUsize::new(0),
         stop,
         progress: &progress,

@@ -197,15 +197,16 @@ impl Tree {
             .flatten()
     }
 
-    /// Streams a listing's body to `rel` atomically, hashing it on the way and refusing more
-    /// than `max_bytes`, then reads it back with `read` before it takes its name: a listing
-    /// `read` refuses (not JSON...) is not placed. When its bytes are `earlier`'s and the file
-    /// there still verifies, that file is left as it was (`unchanged`).
+    /// Streams a JSON answer's body (a dataset, a listing) to `rel` atomically, hashing it on
+    /// the way and refusing more than `bound` bytes, then reads it back with `read` before it
+    /// takes its name: an answer `read` refuses (not JSON...) is not placed. When its bytes are
+    /// `earlier`'s and the file there still verifies, that file is left as it was
+    /// (`unchanged`).
     pub async fn write_listing<T: Send + 'static>(
         &self,
         rel: &Path,
         mut body: BodyStream,
-        max_bytes: u64,
+        bound: Bound,
         mut on_chunk: impl FnMut(u64),
         earlier: Option<Digested>,
         read: impl FnOnce(&mut dyn Read) -> Result<T, String> + Send + 'static,
@@ -218,11 +219,11 @@ impl Tree {
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(WriteStreamError::Client)?;
             written += chunk.len() as u64;
-            if written > max_bytes {
+            if written > bound.bytes {
                 return Err(WriteStreamError::Refused(format!(
-                    "the listing is larger than --max-listing-bytes {max_bytes}: export again \
-                     with a larger --max-listing-bytes to take it"
-                )));
+                    "the answer is larger than {} {}",
+                    bound.name, bound.bytes
+                ) + bound.advice));
             }
             hasher.update(&chunk);
             temporary.file.write_all(&chunk).map_err(io)?;
@@ -407,6 +408,15 @@ impl Tree {
         }
         Ok(current)
     }
+}
+
+/// The most bytes an answer written by [`Tree::write_listing`] may have, what the bound is
+/// called and what to do when an answer is larger.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    pub bytes: u64,
+    pub name: &'static str,
+    pub advice: &'static str,
 }
 
 /// A file being written, not yet under its name.
