@@ -24,10 +24,10 @@ use creditdata_client::session_datasets::Dataset;
 use futures::StreamExt;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-/// The most one listing entry (or one provider's entry) may take in the answer: 64 KiB. The
+/// The most one listing entry (or one provider's entry) may take in the answer: 1 MiB. The
 /// service's entries are a few hundred bytes of metadata; an entry past this is refused, and
 /// with it the listing (its ids cannot be trusted to be all there).
-pub const MAX_ENTRY_BYTES: u64 = 64 * 1024;
+pub const MAX_ENTRY_BYTES: u64 = 1024 * 1024;
 
 /// The longest id a listing entry may have: 256 bytes. The service's ids are UUIDs and short
 /// codes; a longer one is an unusable entry ([`Unusable`]).
@@ -220,7 +220,9 @@ pub fn read(reader: impl Read, reading: Reading) -> Result<AnswerRead, String> {
 fn where_it_failed(error: &serde_json::Error, budget: &Budget, reading: Reading) -> String {
     use serde_json::error::Category;
     if let Some(index) = budget.exceeded.get() {
-        let what = reading.listing.map_or_else(|| "a provider list".into(), |l| l.what());
+        let what = reading
+            .listing
+            .map_or_else(|| "a provider list".into(), |l| l.what());
         return format!(
             "entry {index} of {what} is larger than {} KiB, the most one entry may take: the \
              answer was not read (line {}, column {})",
@@ -499,7 +501,10 @@ struct EntriesSeed {
 impl<'de> DeserializeSeed<'de> for EntriesSeed {
     type Value = Entries;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Entries, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Entries, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
@@ -871,7 +876,8 @@ impl<'de> Visitor<'de> for StatusesSeed {
                 )));
             }
             let [source, country, status] = &members;
-            let (source, country, status) = (source.as_deref(), country.as_deref(), status.as_deref());
+            let (source, country, status) =
+                (source.as_deref(), country.as_deref(), status.as_deref());
             // A status missing or not text is no answer: counted as failed, never as answered.
             statuses.push(ProviderStatus::new(
                 self.dataset,
@@ -884,7 +890,6 @@ impl<'de> Visitor<'de> for StatusesSeed {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -894,8 +899,9 @@ mod tests {
 
     /// About `size` bytes of an answer shaped as a hostile service would send it.
     fn hostile(shape: &str, size: usize) -> Vec<u8> {
-        let mut out = br#"{"sources":[{"sourceId":"BUREAU","countryCode":"GBR","status":"SUCCESS"}],"#
-            .to_vec();
+        let mut out =
+            br#"{"sources":[{"sourceId":"BUREAU","countryCode":"GBR","status":"SUCCESS"}],"#
+                .to_vec();
         match shape {
             // Many small entries in a listing.
             "entries" => {
@@ -970,8 +976,7 @@ mod tests {
         for shape in ["entries", "unknown", "deep"] {
             let answer = hostile(shape, 2 * MIB);
             for printable in [false, true] {
-                let (result, peak) =
-                    peak_during(|| read(&answer[..], attachments(10, printable)));
+                let (result, peak) = peak_during(|| read(&answer[..], attachments(10, printable)));
                 let listed = result.unwrap_or_else(|e| panic!("{shape}: {e}"));
                 assert_eq!(listed.statuses.len(), 1, "{shape}");
                 assert!(
@@ -981,7 +986,11 @@ mod tests {
                 );
                 if shape == "entries" {
                     assert_eq!(listed.entries.taken.len(), 10);
-                    assert!(listed.entries.beyond > 100_000, "{:?}", listed.entries.beyond);
+                    assert!(
+                        listed.entries.beyond > 100_000,
+                        "{:?}",
+                        listed.entries.beyond
+                    );
                 }
             }
         }
@@ -1018,7 +1027,7 @@ mod tests {
             let (error, peak) = peak_during(|| read(&answer[..], attachments(10, printable)));
             let error = error.unwrap_err();
             assert!(
-                error.starts_with("entry 1 of `attachments` is larger than 64 KiB"),
+                error.starts_with("entry 1 of `attachments` is larger than 1024 KiB"),
                 "{error}"
             );
             assert!(peak < 512 * 1024, "{peak} bytes held");
@@ -1044,7 +1053,12 @@ mod tests {
         let taken: Vec<&str> = listed.entries.taken.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(taken, ["ok-1", "ok-2"]);
         assert_eq!(listed.entries.taken[1].index, 8);
-        let why: Vec<(u64, Why)> = listed.entries.unusable.iter().map(|u| (u.index, u.why)).collect();
+        let why: Vec<(u64, Why)> = listed
+            .entries
+            .unusable
+            .iter()
+            .map(|u| (u.index, u.why))
+            .collect();
         assert_eq!(
             why,
             [
@@ -1059,9 +1073,18 @@ mod tests {
         );
         assert_eq!(listed.entries.unusable_count, 7);
         let reason = listed.entries.unusable_reason();
-        assert!(reason.starts_with("7 listed entries cannot be exported"), "{reason}");
-        assert!(reason.contains("entry 4 has an id longer than 256 bytes"), "{reason}");
-        assert!(!reason.contains("Jane") && !reason.contains("LLL"), "{reason}");
+        assert!(
+            reason.starts_with("7 listed entries cannot be exported"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("entry 4 has an id longer than 256 bytes"),
+            "{reason}"
+        );
+        assert!(
+            !reason.contains("Jane") && !reason.contains("LLL"),
+            "{reason}"
+        );
 
         // Unusable entries past the first ones named are counted all the same.
         let many: Vec<Value> = (0..100).map(|_| json!({"id": 1})).collect();

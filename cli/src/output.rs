@@ -124,7 +124,10 @@ impl ClassifyName for serde_json::Error {
 fn json_failure(error: serde_json::Error) -> Failure {
     match error.io_error_kind() {
         Some(_) => Failure::output(std::io::Error::from(error)),
-        None => Failure::Local(format!("cannot print the answer: {}", error.classify_name())),
+        None => Failure::Local(format!(
+            "cannot print the answer: {}",
+            error.classify_name()
+        )),
     }
 }
 

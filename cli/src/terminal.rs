@@ -102,7 +102,10 @@ pub fn write_json<T: Serialize + ?Sized>(
 /// reader to the writer (`serde_transcode`), never the whole document in memory. Check the
 /// document first (`crate::answer::read` with `printable`): an error here may come after part
 /// of it was written.
-pub fn write_json_document(out: &mut impl Write, reader: impl io::Read) -> Result<(), serde_json::Error> {
+pub fn write_json_document(
+    out: &mut impl Write,
+    reader: impl io::Read,
+) -> Result<(), serde_json::Error> {
     write_json_documents(out, [("", reader)], false)
 }
 

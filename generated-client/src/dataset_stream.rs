@@ -204,9 +204,16 @@ mod tests {
             for (position, _) in segments.iter().enumerate().filter(|(_, s)| is_parameter(s)) {
                 for literal in reserved_literals(&segments, position) {
                     let mut values = vec!["x"; segments.iter().filter(|s| is_parameter(s)).count()];
-                    let index = segments[..position].iter().filter(|s| is_parameter(s)).count();
+                    let index = segments[..position]
+                        .iter()
+                        .filter(|s| is_parameter(s))
+                        .count();
                     values[index] = &literal;
-                    assert!(fill_path(meta.path, &values).is_err(), "{} {literal}", meta.path);
+                    assert!(
+                        fill_path(meta.path, &values).is_err(),
+                        "{} {literal}",
+                        meta.path
+                    );
                 }
             }
         }

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use creditdata_client::builder;
-use creditdata_client::session_datasets::Dataset;
-use creditdata_client::{ClientInfo, Error};
 use creditdata_client::download::{Download, DownloadExt};
 use creditdata_client::operation::Operation;
+use creditdata_client::session_datasets::Dataset;
+use creditdata_client::{ClientInfo, Error};
 use uuid::Uuid;
 
 use super::Context;

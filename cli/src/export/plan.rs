@@ -179,9 +179,8 @@ impl Listings {
             }
             Fetch::Dataset(Dataset::Attachments) => {
                 let key = format!("attachment:{id}");
-                let path = |names: &mut Names| {
-                    names.claim("attachments", &id, &entry.extension, &key)
-                };
+                let path =
+                    |names: &mut Names| names.claim("attachments", &id, &entry.extension, &key);
                 let fetch = Fetch::Attachment(id.clone());
                 self.claim(listing, &entry, key.clone(), path, fetch, listed);
             }

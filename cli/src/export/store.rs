@@ -220,10 +220,10 @@ impl Tree {
             let chunk = chunk.map_err(WriteStreamError::Client)?;
             written += chunk.len() as u64;
             if written > bound.bytes {
-                return Err(WriteStreamError::Refused(format!(
-                    "the answer is larger than {} {}",
-                    bound.name, bound.bytes
-                ) + bound.advice));
+                return Err(WriteStreamError::Refused(
+                    format!("the answer is larger than {} {}", bound.name, bound.bytes)
+                        + bound.advice,
+                ));
             }
             hasher.update(&chunk);
             temporary.file.write_all(&chunk).map_err(io)?;
