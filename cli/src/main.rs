@@ -25,11 +25,6 @@ mod token_store;
 
 use std::process::ExitCode;
 
-/// The unit tests count what each thread allocates (`test_support::peak_during`).
-#[cfg(test)]
-#[global_allocator]
-static ALLOCATOR: test_support::Counting = test_support::Counting;
-
 use clap::{CommandFactory as _, FromArgMatches as _};
 
 use crate::cli::{Cli, Command, ServiceCommand};
