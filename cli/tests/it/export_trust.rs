@@ -638,13 +638,14 @@ async fn item_3_peak_memory_against_400000_ids() {
     assert!(status.is_some(), "the export ends");
 }
 
-/// A service on 127.0.0.1 that is the mock but for the answers `replaced` gives (by the path
-/// below the session: `attachments`, `source-files`, `identity-verifications/ID/images`, given
-/// the mock's own answer), and a small PDF for any attachment's content.
-async fn replacing(
-    mock: &MockServer,
-    replaced: Arc<dyn Fn(&str, &[u8]) -> Option<Vec<u8>> + Send + Sync>,
-) -> String {
+/// What a test serves in place of the mock's answer, by the path below the session
+/// (`attachments`, `source-files`, `identity-verifications/ID/images`), given the mock's own
+/// answer; `None` passes the mock's on.
+type Replaced = Arc<dyn Fn(&str, &[u8]) -> Option<Vec<u8>> + Send + Sync>;
+
+/// A service on 127.0.0.1 that is the mock but for the answers `replaced` gives, and a small
+/// PDF for any attachment's content.
+async fn replacing(mock: &MockServer, replaced: Replaced) -> String {
     let upstream = mock.base_url().trim_end_matches('/').to_string();
     let http = reqwest::Client::new();
     let app = axum::Router::new().fallback(move |request: Request| {
