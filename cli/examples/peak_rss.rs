@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! peak_rss --before DIR --after DIR [--sizes 8,32,128] [--rounds 1] [--before-max-mib 32]
-//!          [--commands get,all,export,wait,export-listing] [--shapes entries,unknown,deep]
+//!          [--cap-mib 6144] [--commands get,all,export,wait,export-listing]
+//!          [--shapes entries,unknown,deep]
 //! ```
 //!
 //! Each DIR holds `creditdata` and `examples/wait_for_data` (a target profile directory). The
@@ -14,10 +15,14 @@
 //! `export-listing`, its attachments listing), streamed as it is made: many small entries
 //! (`"pad":[{"id":..},..]`, or the attachments themselves), one large member the description does
 //! not know (`"pad":[0,0,...]`), or deep nesting (`"pad":[[{"a":[{"a":...}]}],...]`, 80 levels).
-//! Each command runs as a child under `/usr/bin/time -f %M` (its peak resident set, KiB); the
-//! sides alternate within each round and the median of the rounds is reported. The baseline is
-//! not run above `--before-max-mib` (its decode took ~70x an answer: 128 MiB would be ~9 GiB).
-//! Prints a Markdown table on stdout.
+//! Each command runs as a child under `/usr/bin/time -f %M` (its peak resident set, KiB), its
+//! output discarded; the sides alternate within each round and the median of the rounds is
+//! reported. Each command's base (size 0: the mock's own answers) is measured once per round,
+//! with the first shape. The baseline is not run above `--before-max-mib` (its decode took ~70x
+//! an answer: 128 MiB would be ~9 GiB), and every child runs under an address-space cap of
+//! `--cap-mib` (`prlimit --as`; 0: none), so that a run that would take the shared machine's
+//! memory fails instead: such a run is shown as at least its peak (`>=`), with the cap. Prints a
+//! Markdown table on stdout.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,6 +81,8 @@ fn main() {
     );
     let rounds: usize = option("--rounds").map_or(1, |r| r.parse().expect("--rounds N"));
     let before_max: usize = option("--before-max-mib").map_or(32, |m| m.parse().expect("MiB"));
+    let cap_mib: u64 = option("--cap-mib").map_or(6144, |m| m.parse().expect("MiB"));
+    let cap = (cap_mib > 0).then_some(cap_mib);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -115,7 +122,7 @@ fn main() {
     ];
     let id = session(&runtime, &mock, &after, work.path(), &vars);
 
-    let mut rows: BTreeMap<(usize, String, String, usize), [Vec<u64>; 2]> = BTreeMap::new();
+    let mut rows: BTreeMap<(usize, String, String, usize), [Vec<Run>; 2]> = BTreeMap::new();
     for round in 0..rounds {
         for command in &commands {
             let command_shapes: Vec<&str> = if command == "export-listing" {
@@ -123,8 +130,12 @@ fn main() {
             } else {
                 shapes.iter().map(String::as_str).collect()
             };
-            for shape in command_shapes {
+            for (nth_shape, shape) in command_shapes.into_iter().enumerate() {
                 for &size in &sizes {
+                    // The base does not depend on the shape: measured with the first.
+                    if size == 0 && nth_shape > 0 {
+                        continue;
+                    }
                     let target = if command == "export-listing" {
                         "attachments"
                     } else {
@@ -150,54 +161,85 @@ fn main() {
                         sides.reverse();
                     }
                     let order = commands.iter().position(|c| c == command).unwrap_or(0);
-                    let key = (order, command.clone(), shape.to_string(), size);
+                    let shown_shape = if size == 0 { "base" } else { shape };
+                    let key = (order, command.clone(), shown_shape.to_string(), size);
                     for (side, dir) in sides {
-                        let peak = measure(command, target, dir, work.path(), &vars, &id);
+                        let run = measure(command, target, dir, work.path(), &vars, &id, cap);
                         eprintln!(
-                            "round {round} {command} {shape} {size} MiB {}: {} KiB",
+                            "round {round} {command} {shape} {size} MiB {}: {} KiB{}",
                             ["before", "after"][side],
-                            peak
+                            run.kib,
+                            if run.ok { "" } else { " (failed)" }
                         );
-                        rows.entry(key.clone()).or_default()[side].push(peak);
+                        rows.entry(key.clone()).or_default()[side].push(run);
                     }
                 }
             }
         }
     }
+    print_table(&rows, cap);
+    drop(runtime);
+}
+
+/// One run of a command: its peak resident set (KiB) and whether it succeeded (a failed run's
+/// peak is a lower bound of what it would have needed: it stopped early, e.g. at the cap).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    kib: u64,
+    ok: bool,
+}
+
+/// The Markdown table: per command, shape and size, each side's median peak (a side whose runs
+/// failed shows `>=` its largest peak) and the growth over the command's base per MiB of answer.
+fn print_table(rows: &BTreeMap<(usize, String, String, usize), [Vec<Run>; 2]>, cap: Option<u64>) {
     println!(
         "| command | shape | answer | before (peak RSS) | after (peak RSS) | after / before | \
          before: growth / answer | after: growth / answer |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    let bases: BTreeMap<(String, String), [Vec<u64>; 2]> = rows
+    let bases: BTreeMap<&str, &[Vec<Run>; 2]> = rows
         .iter()
         .filter(|((_, _, _, size), _)| *size == 0)
-        .map(|((_, command, shape, _), values)| ((command.clone(), shape.clone()), values.clone()))
+        .map(|((_, command, _, _), values)| (command.as_str(), values))
         .collect();
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    // The median of the runs that succeeded; `None` with the largest peak when any failed.
+    let median = |runs: &[Run]| -> Result<Option<u64>, u64> {
+        if let Some(failed) = runs.iter().filter(|r| !r.ok).map(|r| r.kib).max() {
+            return Err(failed);
+        }
+        let mut values: Vec<u64> = runs.iter().map(|r| r.kib).collect();
+        values.sort_unstable();
+        Ok(values.get(values.len() / 2).copied())
+    };
+    let cap = cap.map_or(String::new(), |cap| format!(", the {cap} MiB cap"));
     for ((_, command, shape, size), [before, after]) in rows {
-        let median = |values: &[u64]| {
-            let mut values = values.to_vec();
-            values.sort_unstable();
-            values.get(values.len() / 2).copied()
+        let (b, a) = (median(before), median(after));
+        let shown = |v: Result<Option<u64>, u64>| match v {
+            Ok(Some(v)) => format!("{:.1} MiB", mib(v)),
+            Ok(None) => "not run".to_string(),
+            Err(v) => format!(">= {:.0} MiB (failed{cap})", mib(v)),
         };
-        let mib = |kib: u64| kib as f64 / 1024.0;
-        let (b, a) = (median(&before), median(&after));
-        let shown =
-            |v: Option<u64>| v.map_or("not run".to_string(), |v| format!("{:.0} MiB", mib(v)));
         let ratio = match (a, b) {
-            (Some(a), Some(b)) => format!("{:.3}", a as f64 / b as f64),
-            _ => "".into(),
+            (Ok(Some(a)), Ok(Some(b))) => format!("{:.3}", a as f64 / b as f64),
+            (Ok(Some(a)), Err(b)) => format!("<= {:.3}", a as f64 / b as f64),
+            _ => String::new(),
         };
-        let base = bases.get(&(command.clone(), shape.clone()));
-        let growth =
-            |side: usize, value: Option<u64>| match (value, base.and_then(|b| median(&b[side]))) {
-                (Some(v), Some(base)) if size > 0 => {
-                    format!("{:.2}", (mib(v) - mib(base)) / size as f64)
+        let base = bases.get(command.as_str());
+        let growth = |side: usize, value: Result<Option<u64>, u64>| {
+            let base = base.and_then(|b| median(&b[side]).ok().flatten());
+            match (value, base) {
+                (Ok(Some(v)), Some(base)) if *size > 0 => {
+                    format!("{:.2}", (mib(v) - mib(base)) / *size as f64)
+                }
+                (Err(v), Some(base)) if *size > 0 => {
+                    format!(">= {:.2}", (mib(v) - mib(base)) / *size as f64)
                 }
                 _ => String::new(),
-            };
-        let answer = if size == 0 {
-            "the mock's (base)".to_string()
+            }
+        };
+        let answer = if *size == 0 {
+            "the mock's".to_string()
         } else {
             format!("{size} MiB")
         };
@@ -209,7 +251,6 @@ fn main() {
             growth(1, a)
         );
     }
-    drop(runtime);
 }
 
 /// Creates a session the customer completed and waits until its providers answered.
@@ -271,7 +312,8 @@ fn environment(command: &mut Command, work: &Path, vars: &[(&str, String)]) {
         .current_dir(work);
 }
 
-/// Runs `command` of side `dir` under `/usr/bin/time -f %M`: its peak resident set in KiB.
+/// Runs `command` of side `dir` under `/usr/bin/time -f %M` (and an address-space cap of `cap`
+/// MiB): its peak resident set in KiB, and whether it succeeded.
 fn measure(
     command: &str,
     target: &str,
@@ -279,11 +321,17 @@ fn measure(
     work: &Path,
     vars: &[(&str, String)],
     id: &str,
-) -> u64 {
+    cap: Option<u64>,
+) -> Run {
     let out = tempfile::tempdir_in(work).expect("an export directory");
     let mut run = Command::new("/usr/bin/time");
     environment(&mut run, work, vars);
     run.args(["-f", "%M", "-o"]).arg(work.join("peak.txt"));
+    if let Some(cap) = cap {
+        run.arg("prlimit")
+            .arg(format!("--as={}", cap * MIB as u64))
+            .arg("--");
+    }
     match command {
         "get" => run
             .arg(dir.join("creditdata"))
@@ -299,7 +347,11 @@ fn measure(
         "wait" => run.arg(dir.join("examples/wait_for_data")).arg(id),
         other => panic!("unknown command {other}"),
     };
-    let output = run.output().expect("/usr/bin/time runs");
+    // What the command prints is not kept (a 128 MiB answer would be held here).
+    let output = run
+        .stdout(std::process::Stdio::null())
+        .output()
+        .expect("/usr/bin/time runs");
     let peak = std::fs::read_to_string(work.join("peak.txt")).unwrap_or_default();
     let peak: u64 = peak
         .lines()
@@ -311,7 +363,10 @@ fn measure(
         let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
         eprintln!("  ({command} exited {:?}: {tail:?})", output.status.code());
     }
-    peak
+    Run {
+        kib: peak,
+        ok: output.status.success(),
+    }
 }
 
 /// A proxy on 127.0.0.1 in front of the mock that serves `case` in place of one answer.

@@ -10,7 +10,11 @@
 # client's public API), and built in a target directory of its own seeded with hard links to this
 # tree's compiled dependencies, never its own packages (docs/traps.md: a copy sharing a target
 # directory overwrites this one's artifacts). Both sides are debug builds, as the tests use.
+# Needs GNU time (`/usr/bin/time`, Debian's `time`) and `prlimit` (util-linux).
 set -euo pipefail
+for tool in /usr/bin/time prlimit; do
+    command -v "$tool" >/dev/null || { echo "peak_rss.sh needs $tool" >&2; exit 2; }
+done
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 rev=${1:-$(git merge-base HEAD main)}
