@@ -29,6 +29,24 @@
 //! attachments, identity verifications, source files) adds their downloads as soon as it is
 //! there, and every request of every session waits for one of `--concurrency` permits (and,
 //! with `--rate-limit`, for the client's rate limiter).
+//!
+//! What one export holds at once is bounded whatever the service sends (`cli/README.md`,
+//! "Memory"; measured in BENCHMARKS.md, "Memory follows the data"):
+//!
+//! - answers in flight: at most `--concurrency` (`Context::permits`, across all sessions), each
+//!   streamed to its file and read back one entry at a time ([`crate::answer::read`]): a chunk,
+//!   the reader's 64 KiB buffer and one entry of at most [`crate::answer::MAX_ENTRY_BYTES`],
+//!   never the answer, whatever its size or shape;
+//! - sessions in flight: at most `max(--concurrency, 2)`, each holding its plan: at most
+//!   `--max-listed-files` entries per listing (ids of at most [`crate::answer::MAX_ID_BYTES`])
+//!   and the files waiting their turn as plain data;
+//! - answers held whole: [`ANSWERS_HELD`] (`Context::held`), a source file's content (Base64
+//!   inside JSON, decoded and checked), within the client's limit on an answer
+//!   (`max_response_body`): the body, its Base64 text and the decoded bytes, about 2.75 times
+//!   the answer.
+//!
+//! So the peak is a fixed base plus `--concurrency` x ~1.2 MiB, plus the sessions' plans, plus
+//! one source file's decode; it does not grow with a dataset's or a listing's size.
 
 mod fetch;
 mod interrupt;

@@ -70,7 +70,7 @@ pub struct Listed {
 /// The files a session's listings add, kept within bounds and under names no two files share.
 pub struct Listings {
     /// What is left of `--max-listed-files` for all of the session's image listings together
-    /// (each listing is read with that limit: [`read_listing`]).
+    /// (each listing is read with that limit: [`crate::answer::read`]).
     images_left: usize,
     /// Every file planned, by key, with its path (where an entry listing it again points).
     seen: HashMap<String, String>,
