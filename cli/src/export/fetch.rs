@@ -314,7 +314,7 @@ pub async fn write_read(
             readiness: None,
         },
         fetched,
-        repaired: false,
+        repaired: written.repaired,
         bytes_fetched: if fetched { written.digested.bytes } else { 0 },
         listing: Some(written.read),
     })

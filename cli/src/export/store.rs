@@ -243,7 +243,8 @@ impl Tree {
             file.rewind().map_err(io)?;
             let value = read(&mut BufReader::with_capacity(64 * 1024, file))
                 .map_err(WriteStreamError::Refused)?;
-            let unchanged = earlier.as_ref() == Some(&digested) && tree.verify(&rel, &digested);
+            let same = earlier.as_ref() == Some(&digested);
+            let unchanged = same && tree.verify(&rel, &digested);
             // Left unplaced, the temporary file is removed when dropped.
             if !unchanged {
                 temporary.place().map_err(WriteStreamError::Store)?;
@@ -251,6 +252,9 @@ impl Tree {
             Ok(WrittenListing {
                 digested,
                 unchanged,
+                // The service's bytes are the last run's, but the file there no longer held
+                // them (torn, changed, removed): put back as it was.
+                repaired: same && !unchanged,
                 read: value,
             })
         });
@@ -517,6 +521,8 @@ pub struct WrittenListing<T> {
     pub digested: Digested,
     /// The file already held these bytes and was left as it was.
     pub unchanged: bool,
+    /// The last run wrote these bytes, but the file no longer held them: written again.
+    pub repaired: bool,
     pub read: T,
 }
 
