@@ -166,10 +166,11 @@ fn main() {
                     for (side, dir) in sides {
                         let run = measure(command, target, dir, work.path(), &vars, &id, cap);
                         eprintln!(
-                            "round {round} {command} {shape} {size} MiB {}: {} KiB{}",
+                            "round {round} {command} {shape} {size} MiB {}: {} KiB, exit {:?}{}",
                             ["before", "after"][side],
                             run.kib,
-                            if run.ok { "" } else { " (failed)" }
+                            run.exit,
+                            if run.ok { "" } else { " (aborted)" }
                         );
                         rows.entry(key.clone()).or_default()[side].push(run);
                     }
@@ -181,12 +182,14 @@ fn main() {
     drop(runtime);
 }
 
-/// One run of a command: its peak resident set (KiB) and whether it succeeded (a failed run's
-/// peak is a lower bound of what it would have needed: it stopped early, e.g. at the cap).
+/// One run of a command: its peak resident set (KiB), whether it got through (a run that did
+/// not, ended by a signal or a failed allocation at the cap, shows a lower bound of what it
+/// would have needed) and its exit status.
 #[derive(Clone, Copy, Debug)]
 struct Run {
     kib: u64,
     ok: bool,
+    exit: Option<i32>,
 }
 
 /// The Markdown table: per command, shape and size, each side's median peak (a side whose runs
@@ -194,9 +197,9 @@ struct Run {
 fn print_table(rows: &BTreeMap<(usize, String, String, usize), [Vec<Run>; 2]>, cap: Option<u64>) {
     println!(
         "| command | shape | answer | before (peak RSS) | after (peak RSS) | after / before | \
-         before: growth / answer | after: growth / answer |"
+         before: growth / answer | after: growth / answer | exit (before, after) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let bases: BTreeMap<&str, &[Vec<Run>; 2]> = rows
         .iter()
         .filter(|((_, _, _, size), _)| *size == 0)
@@ -218,7 +221,7 @@ fn print_table(rows: &BTreeMap<(usize, String, String, usize), [Vec<Run>; 2]>, c
         let shown = |v: Result<Option<u64>, u64>| match v {
             Ok(Some(v)) => format!("{:.1} MiB", mib(v)),
             Ok(None) => "not run".to_string(),
-            Err(v) => format!(">= {:.0} MiB (failed{cap})", mib(v)),
+            Err(v) => format!(">= {:.0} MiB (aborted{cap})", mib(v)),
         };
         let ratio = match (a, b) {
             (Ok(Some(a)), Ok(Some(b))) => format!("{:.3}", a as f64 / b as f64),
@@ -243,12 +246,22 @@ fn print_table(rows: &BTreeMap<(usize, String, String, usize), [Vec<Run>; 2]>, c
         } else {
             format!("{size} MiB")
         };
+        let exits = |runs: &[Run]| {
+            let mut codes: Vec<String> = runs
+                .iter()
+                .map(|r| r.exit.map_or("signal".into(), |c| c.to_string()))
+                .collect();
+            codes.dedup();
+            codes.join("/")
+        };
         println!(
-            "| {command} | {shape} | {answer} | {} | {} | {ratio} | {} | {} |",
+            "| {command} | {shape} | {answer} | {} | {} | {ratio} | {} | {} | {}, {} |",
             shown(b),
             shown(a),
             growth(0, b),
-            growth(1, a)
+            growth(1, a),
+            exits(before),
+            exits(after)
         );
     }
 }
@@ -352,20 +365,25 @@ fn measure(
         .stdout(std::process::Stdio::null())
         .output()
         .expect("/usr/bin/time runs");
-    let peak = std::fs::read_to_string(work.join("peak.txt")).unwrap_or_default();
-    let peak: u64 = peak
+    let text = std::fs::read_to_string(work.join("peak.txt")).unwrap_or_default();
+    let peak: u64 = text
         .lines()
         .last()
         .and_then(|line| line.trim().parse().ok())
         .unwrap_or_else(|| panic!("{command}: no peak ({output:?})"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
         eprintln!("  ({command} exited {:?}: {tail:?})", output.status.code());
     }
+    // Ended by a signal (GNU time says so in its output) or by an allocation that failed (the
+    // cap): the run did not get through the answer. Any exit status is the command's own
+    // outcome (7: a provider of the mock failed; 1: ids beyond --max-listed-files).
+    let aborted = text.contains("terminated by signal") || stderr.contains("memory allocation of");
     Run {
         kib: peak,
-        ok: output.status.success(),
+        ok: !aborted,
+        exit: output.status.code(),
     }
 }
 
