@@ -206,8 +206,10 @@ async fn item_3_export_memory_is_bounded_whatever_a_listing_says() {
 /// Item 3, the listing itself: an attachments listing larger than the client's limit on an
 /// answer it holds whole (128 MiB) is exported all the same, the cap applied, because the
 /// listing is streamed to its file and read back one entry at a time (read whole, it was
-/// refused as too large). Its file is what the service sent, byte for byte.
-#[tokio::test]
+/// refused as too large). Its file is what the service sent, byte for byte. Two worker
+/// threads: the export reads every dataset at once, and the stub that makes the 140 MB listing
+/// must not starve the mock's other answers (on one loaded thread they timed out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn item_3_a_listing_larger_than_the_body_limit_is_streamed_not_held() {
     let (mock, work, ids) = one_completed_session().await;
     let listed = 2_000;
