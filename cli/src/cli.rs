@@ -405,7 +405,7 @@ pub struct ExportArgs {
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000), value_name = "N")]
     pub max_listed_files: u32,
     /// The largest listing (account statements, attachments, identity verifications, source
-    /// files) taken, in bytes. A listing is written to its file as it arrives and read back
+    /// files, and each identity verification's images) taken, in bytes. A listing is written to its file as it arrives and read back
     /// one entry at a time, so memory does not grow with it; this bounds the disk it takes. A
     /// larger one is recorded as the session's failure (exit 1).
     #[arg(long, default_value_t = DEFAULT_MAX_LISTING_BYTES, value_parser = clap::value_parser!(u64).range(1..), value_name = "BYTES")]

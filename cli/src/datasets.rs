@@ -4,12 +4,16 @@ use std::sync::LazyLock;
 
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
-use creditdata_client::Client;
-use creditdata_client::operation::OperationMeta;
-use creditdata_client::session_datasets::Dataset;
-use serde_json::{Map, Value};
+use std::io::Seek;
+
+use creditdata_client::operation::{Operation, OperationMeta};
+use creditdata_client::session_datasets::{Dataset, Readiness};
+use creditdata_client::{Client, ClientInfo, Error, builder};
+use futures::StreamExt;
+use serde_json::Value;
 use uuid::Uuid;
 
+use crate::answer::{AnswerRead, Reading, SpoolError, Spooled, spool};
 use crate::cli::DatasetsCommand;
 use crate::failure::Failure;
 use crate::output::{Output, to_value};
@@ -40,9 +44,103 @@ impl ValueEnum for DatasetArg {
     }
 }
 
-/// Reads one dataset as JSON (through its generated, typed operation).
-pub async fn fetch(client: &Client, id: Uuid, dataset: Dataset) -> Result<Value, Failure> {
-    Ok(client.session_dataset(id, dataset).await?)
+/// An answer read: its bytes (in an unnamed temporary file, rewound) and what they say of the
+/// dataset's providers.
+pub struct Answer {
+    pub spooled: Spooled,
+    pub read: AnswerRead,
+}
+
+/// Why an answer could not be read.
+pub enum AnswerFailure {
+    /// The service, the network, or an answer that is not one JSON document: the client's
+    /// error (its status and problem details for an error answer: the exit status follows).
+    Client(Error),
+    /// A temporary file could not be written.
+    Local(String),
+}
+
+impl From<AnswerFailure> for Failure {
+    fn from(failure: AnswerFailure) -> Failure {
+        match failure {
+            AnswerFailure::Client(error) => error.into(),
+            AnswerFailure::Local(message) => Failure::Local(message),
+        }
+    }
+}
+
+/// Reads one dataset's answer as the service's bytes ([`Client::session_dataset_stream`]),
+/// checks that it is one JSON document that can be printed, and reads its providers' statuses
+/// from it. Memory holds a chunk and the statuses, whatever the answer's size; the client's
+/// body limit (`max_response_body`) bounds it on disk.
+pub async fn fetch(client: &Client, id: Uuid, dataset: Dataset) -> Result<Answer, AnswerFailure> {
+    let operation = dataset.operation_id();
+    let download = client
+        .session_dataset_stream(id, dataset)
+        .await
+        .map_err(AnswerFailure::Client)?;
+    let reading = Reading {
+        dataset: Some(dataset),
+        listing: None,
+        limit: MAX_PROVIDERS,
+        printable: true,
+    };
+    taken(client, operation, download, reading).await
+}
+
+/// The most providers' statuses read from one answer (a session has a handful of providers).
+const MAX_PROVIDERS: usize = 10_000;
+
+/// Takes a JSON answer as it arrives (at most the client's body limit) and reads it.
+async fn taken(
+    client: &Client,
+    operation: &'static str,
+    download: creditdata_client::download::Download,
+    reading: Reading,
+) -> Result<Answer, AnswerFailure> {
+    let invalid = |message: String| {
+        AnswerFailure::Client(Error::InvalidResponse {
+            operation: Some(operation),
+            message,
+        })
+    };
+    let limit = client.inner().max_response_body();
+    let spooled = match spool(download.bytes_stream(), limit).await {
+        Ok(spooled) => spooled,
+        Err(SpoolError::Client(error)) => return Err(AnswerFailure::Client(error)),
+        Err(SpoolError::Local(message)) => return Err(AnswerFailure::Local(message)),
+        Err(SpoolError::TooLarge(limit)) => {
+            return Err(invalid(format!(
+                "the answer is larger than the client's limit of {limit} bytes on an answer \
+                 (max_response_body)"
+            )));
+        }
+    };
+    let read = crate::answer::read(&spooled.file, reading).map_err(invalid)?;
+    (&spooled.file)
+        .rewind()
+        .map_err(|e| AnswerFailure::Local(format!("a temporary file: {e}")))?;
+    Ok(Answer { spooled, read })
+}
+
+/// Reads the JSON answer of `operation` (a `GET`) with these path values, as the service's
+/// bytes (see [`fetch`]).
+async fn fetch_operation(
+    client: &Client,
+    operation: &'static OperationMeta,
+    path_values: &[&str],
+) -> Result<Answer, AnswerFailure> {
+    let download = client
+        .json_answer_stream(operation, path_values)
+        .await
+        .map_err(AnswerFailure::Client)?;
+    let reading = Reading {
+        dataset: None,
+        listing: None,
+        limit: 0,
+        printable: true,
+    };
+    taken(client, operation.id, download, reading).await
 }
 
 fn warn_deprecated(dataset: Dataset) {
@@ -54,50 +152,47 @@ fn warn_deprecated(dataset: Dataset) {
     }
 }
 
-/// Runs a `datasets` command.
+/// Runs a `datasets` command. What is printed is the service's answer as it sent it (through
+/// the terminal gate: `--output json` re-indents it and escapes what could drive a terminal),
+/// never a re-encoding of typed values: members the description does not know and `null`s are
+/// there as sent.
 pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Result<(), Failure> {
-    match command {
+    let answer = match command {
         DatasetsCommand::Get {
             id,
             name: DatasetArg(dataset),
         } => {
             warn_deprecated(dataset);
-            let value = fetch(client, id, dataset).await?;
-            out.value(&value)
+            fetch(client, id, dataset).await?
         }
         DatasetsCommand::All {
             id,
             include_deprecated,
-        } => all(client, out, id, include_deprecated).await,
+        } => return all(client, out, id, include_deprecated).await,
         DatasetsCommand::Images {
             id,
             verification_id,
         } => {
-            let value = client
-                .get_identity_verification_images()
-                .session_id(id)
-                .verification_id(verification_id)
-                .call()
-                .await?;
-            out.value(&to_value(&value)?)
+            let operation = <builder::GetIdentityVerificationImages<'static> as Operation>::META;
+            let id = id.to_string();
+            fetch_operation(client, operation, &[&id, &verification_id]).await?
         }
         DatasetsCommand::SourceFile { id, source_file_id } => {
-            let value = client
-                .get_source_file()
-                .session_id(id)
-                .source_file_id(source_file_id)
-                .call()
-                .await?;
-            out.value(&to_value(&value)?)
+            let operation = <builder::GetSourceFile<'static> as Operation>::META;
+            let (id, file) = (id.to_string(), source_file_id.to_string());
+            fetch_operation(client, operation, &[&id, &file]).await?
         }
-    }
+    };
+    out.answer(&answer.spooled.file, answer.spooled.bytes)
 }
 
-/// `datasets all`: every JSON dataset at once ([`Client::session_datasets`]), in the order of
-/// [`Dataset::ALL`]. A dataset that failed is reported on stderr and leaves the others shown;
-/// when every one failed (a refused token) the first error is the command's error, with its
-/// exit status. What is printed is what the service has now: providers that have not answered
-/// yet (exit 8) or that failed (exit 7) are named on stderr, after the data.
+/// `datasets all`: every JSON dataset at once, in the order of [`Dataset::ALL`], printed as
+/// one JSON object whose members are the services' answers, written one after another (each
+/// was taken into a temporary file as it arrived: memory never holds them). A dataset that
+/// failed is reported on stderr and leaves the others shown; when every one failed (a refused
+/// token) the first error is the command's error, with its exit status (a session that does
+/// not exist: `GetSession`'s 404). What is printed is what the service has now: providers that
+/// have not answered yet (exit 8) or that failed (exit 7) are named on stderr, after the data.
 async fn all(
     client: &Client,
     out: Output,
@@ -107,43 +202,52 @@ async fn all(
     if include_deprecated {
         Dataset::ALL.into_iter().for_each(warn_deprecated);
     }
-    let read = client
-        .session_datasets(id)
-        .include_deprecated(include_deprecated)
-        .await?;
-    let mut all = Map::new();
+    let wanted = Dataset::ALL
+        .into_iter()
+        .filter(|dataset| include_deprecated || !dataset.deprecated());
+    // In order, all at once (about one round trip), as `Client::session_datasets` reads them.
+    let reads: Vec<(Dataset, Result<Answer, AnswerFailure>)> = futures::stream::iter(wanted)
+        .map(|dataset| async move { (dataset, fetch(client, id, dataset).await) })
+        .buffered(creditdata_client::session_datasets::DEFAULT_CONCURRENCY)
+        .collect()
+        .await;
+    let mut readiness = Readiness::default();
+    let mut read = Vec::new();
     let mut failed = Vec::new();
-    for (dataset, result) in read.to_json() {
+    for (dataset, result) in reads {
         match result {
-            Ok(value) => {
-                all.insert(dataset.name().to_string(), value);
+            Ok(answer) => {
+                readiness.replace(dataset, Ok(answer.read.statuses.clone()));
+                read.push((dataset, answer));
             }
-            Err(error) => failed.push((dataset.name(), error)),
+            Err(AnswerFailure::Local(message)) => return Err(Failure::Local(message)),
+            Err(AnswerFailure::Client(error)) => {
+                readiness.replace(dataset, Err(error.clone()));
+                failed.push((dataset.name(), error));
+            }
         }
     }
-    if all.is_empty()
+    if read.is_empty()
         && let Some((_, error)) = failed.first()
     {
+        if failed.iter().all(|(_, error)| is_not_found(error)) {
+            // One read says whether the session exists; its 404 replaces one per dataset.
+            if let Err(session) = client.get_session().session_id(id).call().await
+                && is_not_found(&session)
+            {
+                return Err(session.into());
+            }
+        }
         return Err(error.clone().into());
     }
     for (name, error) in &failed {
         let message = Failure::from(error.clone()).message().unwrap_or_default();
         crate::terminal::note(&format!("warning: {name}: {message}"));
     }
-    if out.is_json() {
-        out.document(&all)?;
-    } else {
-        let mut text = String::new();
-        for (name, value) in &all {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&format!("== {name}\n"));
-            text.push_str(&crate::table::view(value));
-        }
-        out.text(&text)?;
-    }
-    let readiness = read.readiness();
+    out.answers(
+        read.iter()
+            .map(|(dataset, answer)| (dataset.name(), &answer.spooled.file, answer.spooled.bytes)),
+    )?;
     crate::readiness::note_providers(&readiness);
     if !failed.is_empty() {
         return Err(Failure::Partial(format!(
@@ -155,6 +259,10 @@ async fn all(
         &readiness,
         &format!("read them again later, or wait for them: `creditdata sessions wait {id}`"),
     )
+}
+
+fn is_not_found(error: &Error) -> bool {
+    error.status().map(|status| status.as_u16()) == Some(404)
 }
 
 /// `creditdata packages`: the consumer's countries and packages.

@@ -1,6 +1,7 @@
 //! `creditdata`: the consumer credit-data service from a shell (see `creditdata --help` and
 //! `cli/README.md`).
 
+mod answer;
 mod cli;
 mod datasets;
 mod download;

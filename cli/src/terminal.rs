@@ -97,6 +97,62 @@ pub fn write_json<T: Serialize + ?Sized>(
     out.flush().map_err(serde_json::Error::io)
 }
 
+/// Writes the JSON document `reader` holds (the service's bytes) to `out`, indented as
+/// [`write_json`] indents, with every unsafe character escaped: one value at a time from the
+/// reader to the writer (`serde_transcode`), never the whole document in memory. Check the
+/// document first (`crate::answer::read` with `printable`): an error here may come after part
+/// of it was written.
+pub fn write_json_document(
+    out: &mut impl Write,
+    reader: impl io::Read,
+) -> Result<(), serde_json::Error> {
+    write_json_documents(out, [("", reader)], false)
+}
+
+/// Writes one JSON object whose members are the documents `members` hold, in their order,
+/// each read and written one value at a time as [`write_json_document`] does.
+pub fn write_json_object_of<'a, R: io::Read>(
+    out: &mut impl Write,
+    members: impl IntoIterator<Item = (&'a str, R)>,
+) -> Result<(), serde_json::Error> {
+    write_json_documents(out, members, true)
+}
+
+fn write_json_documents<'a, R: io::Read>(
+    out: &mut impl Write,
+    members: impl IntoIterator<Item = (&'a str, R)>,
+    as_object: bool,
+) -> Result<(), serde_json::Error> {
+    use serde::ser::SerializeMap;
+    let mut buffered = io::BufWriter::with_capacity(64 * 1024, &mut *out);
+    {
+        let mut serializer =
+            serde_json::Serializer::with_formatter(&mut buffered, SafeJson(PrettyFormatter::new()));
+        let transcoded = |reader: R| {
+            serde_json::Deserializer::from_reader(io::BufReader::with_capacity(64 * 1024, reader))
+        };
+        if as_object {
+            let mut object = serde::Serializer::serialize_map(&mut serializer, None)?;
+            for (name, reader) in members {
+                let mut document = transcoded(reader);
+                object.serialize_entry(name, &serde_transcode::Transcoder::new(&mut document))?;
+                document.end()?;
+            }
+            object.end()?;
+        } else {
+            for (_, reader) in members {
+                let mut document = transcoded(reader);
+                serde_transcode::transcode(&mut document, &mut serializer)?;
+                document.end()?;
+            }
+        }
+    }
+    buffered.write_all(b"\n").map_err(serde_json::Error::io)?;
+    buffered.flush().map_err(serde_json::Error::io)?;
+    drop(buffered);
+    out.flush().map_err(serde_json::Error::io)
+}
+
 /// A JSON formatter that also escapes the characters serde_json writes raw (it escapes only
 /// U+0000..U+001F, `"` and `\`). Structure and indentation are the inner formatter's.
 struct SafeJson<F>(F);

@@ -23,3 +23,14 @@ pub(crate) fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         .collect();
     move |name| map.get(name).cloned()
 }
+
+/// What `run` returns, and the most bytes this thread held at once while it ran beyond what it
+/// held before (what `run` allocated and freed on other threads is not seen: call it on one).
+/// Counted by `allocation-counter`, whose global allocator (the system's, counting each
+/// thread's allocations) is this test binary's: the bound is asserted without timing anything.
+pub(crate) fn peak_during<T>(run: impl FnOnce() -> T) -> (T, usize) {
+    let mut value = None;
+    let info = allocation_counter::measure(|| value = Some(run()));
+    let value = value.expect("the measured call ran");
+    (value, usize::try_from(info.bytes_max).unwrap_or(usize::MAX))
+}

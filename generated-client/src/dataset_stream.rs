@@ -1,5 +1,6 @@
 //! One dataset's answer as the service sent it, read as it arrives:
-//! [`Client::session_dataset_stream`].
+//! [`Client::session_dataset_stream`]; any other JSON read the same way:
+//! [`Client::json_answer_stream`].
 //!
 //! [`Client::session_datasets`] decodes each answer into its type, which holds it whole: a
 //! listing of 400,000 attachments is then hundreds of megabytes, however little of it the caller
@@ -23,7 +24,7 @@ use uuid::Uuid;
 use crate::Client;
 use crate::download::Download;
 use crate::error::{CarriedError, Error};
-use crate::operation::ResponseKind;
+use crate::operation::{OperationMeta, ResponseKind};
 use crate::session_datasets::Dataset;
 
 impl Client {
@@ -36,8 +37,43 @@ impl Client {
         dataset: Dataset,
     ) -> Result<Download, Error> {
         let meta = dataset.operation();
-        let operation = meta.id;
         let path = session_path(meta.path, session_id);
+        self.answer_stream(meta, path).await
+    }
+
+    /// Sends the JSON `GET` operation `operation` (one of [`operations::ALL`](crate::operations::ALL),
+    /// e.g. `GetIdentityVerificationImages`) with `path_values` in the order of its path's
+    /// parameters, and returns its success answer unread, as [`Client::session_dataset_stream`]
+    /// does for a dataset. Each value becomes one strictly encoded path segment, refused as the
+    /// generated builder refuses it (a `/`, a `%`, `..`, a literal segment of another
+    /// operation at that place). A wrong number of values, or an operation that is not a JSON
+    /// `GET`, is [`Error::InvalidRequest`].
+    pub async fn json_answer_stream(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+    ) -> Result<Download, Error> {
+        let invalid = |message: String| Error::InvalidRequest {
+            operation: Some(operation.id),
+            message,
+        };
+        if operation.method != "GET" || operation.response != ResponseKind::Json {
+            return Err(invalid(format!(
+                "{} is not a JSON GET: read it with its builder",
+                operation.id
+            )));
+        }
+        let path = fill_path(operation.path, path_values).map_err(invalid)?;
+        self.answer_stream(operation, path).await
+    }
+
+    /// `GET` of `path` as `meta`'s call, through the client's loop, its success body unread.
+    async fn answer_stream(
+        &self,
+        meta: &'static OperationMeta,
+        path: String,
+    ) -> Result<Download, Error> {
+        let operation = meta.id;
         let mut request = self
             .client()
             .get(format!("{}{path}", self.baseurl()))
@@ -73,6 +109,64 @@ impl Client {
     }
 }
 
+/// `template` with each `{parameter}` replaced, in order, by the next of `values` as one
+/// strictly encoded path segment (checked against the literal segments other operations have
+/// at its place, as the generated builders do: `runtime::path_segment`).
+fn fill_path(template: &str, values: &[&str]) -> Result<String, String> {
+    let segments: Vec<&str> = template.split('/').collect();
+    let parameters = segments.iter().filter(|s| is_parameter(s)).count();
+    if parameters != values.len() {
+        return Err(format!(
+            "{template} takes {parameters} path value(s), {} given",
+            values.len()
+        ));
+    }
+    let mut values = values.iter();
+    let mut filled = Vec::with_capacity(segments.len());
+    for (position, segment) in segments.iter().enumerate() {
+        if !is_parameter(segment) {
+            filled.push(std::borrow::Cow::Borrowed(*segment));
+            continue;
+        }
+        let value = values.next().copied().unwrap_or_default();
+        let reserved = reserved_literals(&segments, position);
+        let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
+        let name = &segment[1..segment.len() - 1];
+        let encoded = crate::runtime::path_segment::<()>("path value", value, &reserved)
+            .map_err(|error| format!("{name}: {error}"))?;
+        filled.push(encoded);
+    }
+    Ok(filled.join("/"))
+}
+
+fn is_parameter(segment: &str) -> bool {
+    segment.len() > 2 && segment.starts_with('{') && segment.ends_with('}')
+}
+
+/// The literal segments other operations' paths have at `position` where the rest of their
+/// path could match `segments` (the rule `codegen/src/path_segments.rs` applies to the
+/// generated builders).
+fn reserved_literals(segments: &[&str], position: usize) -> Vec<String> {
+    let mut reserved = Vec::new();
+    for other in crate::operations::ALL.iter() {
+        let other: Vec<&str> = other.path.split('/').collect();
+        if other.len() != segments.len() || is_parameter(other[position]) {
+            continue;
+        }
+        let compatible = segments
+            .iter()
+            .zip(&other)
+            .enumerate()
+            .filter(|(i, _)| *i != position)
+            .all(|(_, (a, b))| is_parameter(a) || is_parameter(b) || a.eq_ignore_ascii_case(b));
+        let literal = other[position].to_string();
+        if compatible && !reserved.contains(&literal) {
+            reserved.push(literal);
+        }
+    }
+    reserved
+}
+
 /// `template` with its one parameter, whatever the description names it, replaced by the
 /// session's id: every dataset's path has the session's id as its one parameter (what makes it
 /// a dataset: `codegen/src/datasets.rs`), and a UUID needs no encoding.
@@ -92,6 +186,38 @@ fn session_path(template: &str, session_id: Uuid) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_values_are_strict_segments_in_the_order_of_the_parameters() {
+        let template = "/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images";
+        assert_eq!(
+            fill_path(template, &["s-1", "v 2"]).unwrap(),
+            "/v1/sessions/s-1/identity-verifications/v%202/images"
+        );
+        for refused in [&["s", "a/b"][..], &["s", ".."], &["s", "%41"], &["s"]] {
+            let error = fill_path(template, refused).unwrap_err();
+            assert!(!error.is_empty(), "{refused:?}");
+        }
+        // Where another operation has a literal segment, that literal is not a value.
+        for meta in crate::operations::ALL.iter() {
+            let segments: Vec<&str> = meta.path.split('/').collect();
+            for (position, _) in segments.iter().enumerate().filter(|(_, s)| is_parameter(s)) {
+                for literal in reserved_literals(&segments, position) {
+                    let mut values = vec!["x"; segments.iter().filter(|s| is_parameter(s)).count()];
+                    let index = segments[..position]
+                        .iter()
+                        .filter(|s| is_parameter(s))
+                        .count();
+                    values[index] = &literal;
+                    assert!(
+                        fill_path(meta.path, &values).is_err(),
+                        "{} {literal}",
+                        meta.path
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_session_parameter_is_replaced_whatever_its_name() {

@@ -4,15 +4,18 @@
 
 use std::path::{Path, PathBuf};
 
-use creditdata_client::Error;
+use creditdata_client::builder;
 use creditdata_client::download::{Download, DownloadExt};
-use serde_json::Value;
+use creditdata_client::operation::Operation;
+use creditdata_client::session_datasets::Dataset;
+use creditdata_client::{ClientInfo, Error};
 use uuid::Uuid;
 
 use super::Context;
 use super::manifest::FileEntry;
-use super::plan::{Fetch, Job, ListingOf, ListingRead, read_listing};
-use super::store::{StoreError, WriteStreamError};
+use super::plan::{Fetch, Job, reading_of};
+use super::store::{Bound, StoreError, WriteStreamError};
+use crate::answer::{AnswerRead, Reading};
 use crate::failure::Failure;
 
 /// A file that is complete on disk.
@@ -21,8 +24,9 @@ pub struct Obtained {
     pub fetched: bool,
     pub repaired: bool,
     pub bytes_fetched: u64,
-    /// What its content lists, when it is a listing.
-    pub listing: Option<ListingRead>,
+    /// What its content says (providers' statuses; entries, when it is a listing), when it
+    /// is read.
+    pub listing: Option<AnswerRead>,
 }
 
 /// Why a file is not complete.
@@ -77,11 +81,11 @@ pub async fn obtain(
     mut job: Job,
     earlier: Option<FileEntry>,
 ) -> (Job, Result<Obtained, Missed>) {
-    let listing = ListingOf::of(&job.fetch);
+    let reading = reading_of(&job.fetch, context.max_listed_files);
     let mut repaired = false;
     if let Some(entry) = earlier {
         let path = dir.join(&entry.path);
-        if let Some(listing) = kept_listing(context, path, &entry, listing).await {
+        if let Some(listing) = kept_listing(context, path, &entry, reading).await {
             let kept = Obtained {
                 entry,
                 fetched: false,
@@ -93,18 +97,18 @@ pub async fn obtain(
         }
         repaired = true;
     }
-    // Bytes at hand (the session record, datasets already read) are written even when the
-    // export is stopping: a local write takes a moment, and what was read is then kept.
-    let at_hand = matches!(job.fetch, Fetch::Known(_) | Fetch::Dataset(..));
+    // Bytes at hand (the session record) are written even when the export is stopping: a
+    // local write takes a moment, and what was read is then kept.
+    let at_hand = matches!(job.fetch, Fetch::Known(_));
     let result = if at_hand {
-        fetch(context, dir, session_id, &mut job, listing).await
+        fetch(context, dir, session_id, &mut job, reading).await
     } else if context.stopping() {
         Err(Missed::Interrupted)
     } else {
         tokio::select! {
             biased;
             () = context.stopped() => Err(Missed::Interrupted),
-            result = fetch(context, dir, session_id, &mut job, listing) => result,
+            result = fetch(context, dir, session_id, &mut job, reading) => result,
         }
     };
     let result = result.map(|mut obtained| {
@@ -114,29 +118,27 @@ pub async fn obtain(
     (job, result)
 }
 
-/// `Some` when the last run's file verifies against `entry`: with what it lists, read in the
-/// same pass (a listing that no longer reads is fetched again).
+/// `Some` when the last run's file verifies against `entry`: with what it says, read in the
+/// same pass (a file that no longer reads is fetched again).
 pub async fn kept_listing(
     context: &Context<'_>,
     path: PathBuf,
     entry: &FileEntry,
-    listing: Option<ListingOf>,
-) -> Option<Option<ListingRead>> {
+    reading: Option<Reading>,
+) -> Option<Option<AnswerRead>> {
     let tree = context.tree;
-    match listing {
+    match reading {
         None => tree
             .verify_off_thread(path, entry.digest())
             .await
             .then_some(None),
-        Some(listing) => {
-            let limit = context.max_listed_files;
-            tree.verify_read_off_thread(path, entry.digest(), move |reader| {
-                read_listing(reader, listing, limit)
+        Some(reading) => tree
+            .verify_read_off_thread(path, entry.digest(), move |reader| {
+                crate::answer::read(reader, reading)
             })
             .await
             .and_then(Result::ok)
-            .map(Some)
-        }
+            .map(Some),
     }
 }
 
@@ -147,16 +149,12 @@ async fn fetch(
     dir: &Path,
     session_id: Uuid,
     job: &mut Job,
-    listing: Option<ListingOf>,
+    reading: Option<Reading>,
 ) -> Result<Obtained, Missed> {
     let client = context.client;
-    let bytes_of = |value: &Value| {
-        serde_json::to_vec_pretty(value)
-            .map_err(|e| Missed::Local(format!("cannot render {}: {e}", job.key)))
-    };
     // Bytes at hand need no request, hence no permit.
     let _permit = match job.fetch {
-        Fetch::Known(_) | Fetch::Dataset(..) => None,
+        Fetch::Known(_) => None,
         _ => Some(
             context
                 .permits
@@ -166,24 +164,40 @@ async fn fetch(
         ),
     };
     let download = match &job.fetch {
-        Fetch::Known(_) | Fetch::Dataset(..) => {
-            // Moved, not copied: a listing's document can be large.
+        Fetch::Known(_) => {
+            // Moved, not copied.
             let content = job.take_content();
-            return write_known(context, dir, job, content, listing).await;
+            return write_known(context, dir, job, content).await;
+        }
+        Fetch::Dataset(dataset) => {
+            // Read with the session's other datasets (`session.rs`), never queued; streamed
+            // the same way should it be.
+            let download = client.session_dataset_stream(session_id, *dataset).await?;
+            let bound = dataset_bound(context, *dataset);
+            return write_read(context, dir, job, download, bound, reading, None).await;
         }
         Fetch::IdentityImages(verification) => {
-            let images = client
-                .get_identity_verification_images()
-                .session_id(session_id)
-                .verification_id(verification.as_str())
-                .call()
+            // A listing below a listing: streamed to its file and read back entry by entry,
+            // under --max-listing-bytes, like the session's listings.
+            let operation = <builder::GetIdentityVerificationImages<'static> as Operation>::META;
+            let session = session_id.to_string();
+            let download = client
+                .json_answer_stream(operation, &[&session, verification])
                 .await?;
-            let value = crate::output::to_value(&images)?;
-            return write_known(context, dir, job, bytes_of(&value)?, listing).await;
+            let bound = listing_bound(context);
+            return write_read(context, dir, job, download, bound, reading, None).await;
         }
         Fetch::SourceFile(source_file) => {
+            // The one answer the export holds in memory (its content is Base64 inside JSON,
+            // decoded and checked): one at a time across the export (`Context::held`), each
+            // within the client's body limit.
+            let _held = context
+                .held
+                .acquire()
+                .await
+                .map_err(|e| Missed::Local(e.to_string()))?;
             let decoded = client.source_file_bytes(session_id, *source_file).await?;
-            return write_known(context, dir, job, decoded.bytes, listing).await;
+            return write_known(context, dir, job, decoded.bytes).await;
         }
         Fetch::Pdf => {
             client
@@ -236,23 +250,83 @@ async fn fetch(
     write_download(context, dir, job, download).await
 }
 
-/// Writes bytes at hand (a dataset, a decoded source file) into place.
+/// The most bytes a dataset's file may have: `--max-listing-bytes` for a listing (it may list
+/// many files), the client's limit on an answer (`max_response_body`, the bound its typed read
+/// had) for the others.
+pub fn dataset_bound(context: &Context<'_>, dataset: Dataset) -> Bound {
+    if dataset.listing().is_some() {
+        listing_bound(context)
+    } else {
+        Bound {
+            bytes: context.client.inner().max_response_body(),
+            name: "the client's limit on an answer (max_response_body)",
+            advice: "",
+        }
+    }
+}
+
+/// `--max-listing-bytes`.
+fn listing_bound(context: &Context<'_>) -> Bound {
+    Bound {
+        bytes: context.max_listing_bytes,
+        name: "--max-listing-bytes",
+        advice: ": export again with a larger --max-listing-bytes to take it",
+    }
+}
+
+/// Streams a JSON answer to its file (at most `bound` bytes; see
+/// [`super::store::Tree::write_listing`]) and reads it back as `reading` says before it takes
+/// its name: memory holds a chunk and what is kept, whatever the answer's size. When its bytes
+/// are `earlier`'s, the file there is kept as it is.
+pub async fn write_read(
+    context: &Context<'_>,
+    dir: &Path,
+    job: &Job,
+    download: Download,
+    bound: Bound,
+    reading: Option<Reading>,
+    earlier: Option<FileEntry>,
+) -> Result<Obtained, Missed> {
+    let reading = reading.unwrap_or(Reading {
+        dataset: None,
+        listing: None,
+        limit: 0,
+        printable: false,
+    });
+    let written = context
+        .tree
+        .write_listing(
+            &dir.join(&job.path),
+            download.bytes_stream(),
+            bound,
+            |received| context.progress.bytes(received),
+            earlier.as_ref().map(FileEntry::digest),
+            move |reader| crate::answer::read(reader, reading),
+        )
+        .await?;
+    let fetched = !written.unchanged;
+    Ok(Obtained {
+        entry: FileEntry {
+            key: job.key.clone(),
+            path: job.path.clone(),
+            bytes: written.digested.bytes,
+            sha256: written.digested.sha256,
+            readiness: None,
+        },
+        fetched,
+        repaired: written.repaired,
+        bytes_fetched: if fetched { written.digested.bytes } else { 0 },
+        listing: Some(written.read),
+    })
+}
+
+/// Writes bytes at hand (the session record, a decoded source file) into place.
 async fn write_known(
     context: &Context<'_>,
     dir: &Path,
     job: &Job,
     content: Vec<u8>,
-    listing: Option<ListingOf>,
 ) -> Result<Obtained, Missed> {
-    // Read before it is written: a listing that cannot be read is not taken. These bytes are
-    // in memory already (an identity verification's images, bounded by the client's limit).
-    let listing = match listing {
-        Some(listing) => Some(
-            read_listing(&mut &content[..], listing, context.max_listed_files)
-                .map_err(|message| Missed::Refused(format!("{}: {message}", job.key)))?,
-        ),
-        None => None,
-    };
     let digested = context
         .tree
         .write_bytes(&dir.join(&job.path), &content)
@@ -269,7 +343,7 @@ async fn write_known(
         fetched: true,
         repaired: false,
         bytes_fetched: digested.bytes,
-        listing,
+        listing: None,
     })
 }
 

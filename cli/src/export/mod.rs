@@ -29,6 +29,24 @@
 //! attachments, identity verifications, source files) adds their downloads as soon as it is
 //! there, and every request of every session waits for one of `--concurrency` permits (and,
 //! with `--rate-limit`, for the client's rate limiter).
+//!
+//! What one export holds at once is bounded whatever the service sends (`cli/README.md`,
+//! "Memory"; measured in BENCHMARKS.md, "Memory follows the data"):
+//!
+//! - answers in flight: at most `--concurrency` (`Context::permits`, across all sessions), each
+//!   streamed to its file and read back one entry at a time ([`crate::answer::read`]): a chunk,
+//!   the reader's 64 KiB buffer and one entry of at most [`crate::answer::MAX_ENTRY_BYTES`],
+//!   never the answer, whatever its size or shape;
+//! - sessions in flight: at most `max(--concurrency, 2)`, each holding its plan: at most
+//!   `--max-listed-files` entries per listing (ids of at most [`crate::answer::MAX_ID_BYTES`])
+//!   and the files waiting their turn as plain data;
+//! - answers held whole: [`ANSWERS_HELD`] (`Context::held`), a source file's content (Base64
+//!   inside JSON, decoded and checked), within the client's limit on an answer
+//!   (`max_response_body`): the body, its Base64 text and the decoded bytes, about 2.75 times
+//!   the answer.
+//!
+//! So the peak is a fixed base plus `--concurrency` x ~1.2 MiB, plus the sessions' plans, plus
+//! one source file's decode; it does not grow with a dataset's or a listing's size.
 
 mod fetch;
 mod interrupt;
@@ -56,6 +74,9 @@ use manifest::IndexWriter;
 use progress::Progress;
 use record::{RunSummary, Totals};
 use store::StoreError;
+
+/// How many answers the export holds in memory at once (see [`Context::held`]).
+const ANSWERS_HELD: usize = 1;
 
 /// At most this many failures and providers are named one by one; the rest are in the
 /// session manifests.
@@ -122,6 +143,11 @@ struct Context<'a> {
     max_listed_files: usize,
     /// `--max-listing-bytes`: the largest listing written and read back.
     max_listing_bytes: u64,
+    /// Answers held in memory at once, across sessions: one (a source file, whose content
+    /// comes Base64 inside JSON and is decoded whole; every other answer is streamed to its
+    /// file). With the client's body limit, what bounds the export's memory: see
+    /// `cli/README.md`, "Bounded and paced".
+    held: Semaphore,
     /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
     /// plain data in their session's queue, so memory does not grow with a listing's length.
     live: Semaphore,
@@ -171,6 +197,7 @@ async fn export(
         max_listed_files: usize::try_from(args.max_listed_files).unwrap_or(usize::MAX),
         max_listing_bytes: args.max_listing_bytes,
         live: Semaphore::new(usize::from(args.concurrency)),
+        held: Semaphore::new(ANSWERS_HELD),
         peak_live: AtomicUsize::new(0),
         stop,
         progress: &progress,

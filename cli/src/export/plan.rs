@@ -2,18 +2,18 @@
 //! the client's list (generated from the API description), the report and the transactions;
 //! then whatever a dataset lists (account statements, attachments, identity verifications and
 //! their images, source files), as soon as that dataset is there, read from its content one
-//! entry at a time ([`read_listing`]).
+//! entry at a time ([`crate::answer::read`]): every entry ends as a file to fetch, beyond
+//! `--max-listed-files` (counted), unusable (its id cannot name or fetch a file: the session's
+//! failure, by position and why) or skipped with its reason (an id listed twice).
 
-use std::collections::HashSet;
-use std::io::Read;
+use std::collections::{HashMap, HashSet};
 
 use creditdata_client::builder;
 use creditdata_client::operation::{Operation, OperationMeta};
-use creditdata_client::readiness::{ProviderListProperties, ProviderStatus};
 use creditdata_client::session_datasets::Dataset;
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 use uuid::Uuid;
+
+use crate::answer::{Entries, Entry, ListingShape, Reading};
 
 use super::manifest::SkippedFile;
 use super::store;
@@ -23,10 +23,9 @@ use super::store;
 pub enum Fetch {
     /// Bytes already at hand (the session record from the search).
     Known(Vec<u8>),
-    /// A dataset, read with the session's other datasets (so that its providers' readiness is
-    /// known): its content. Kept from the last run, the file on disk is its content and this is
-    /// empty.
-    Dataset(Dataset, Vec<u8>),
+    /// A dataset, streamed to its file with the session's other datasets (so that its
+    /// providers' readiness is known) and read back from it.
+    Dataset(Dataset),
     IdentityImages(String),
     Pdf,
     TransactionsExcel,
@@ -51,26 +50,30 @@ impl Job {
     /// The bytes at hand, taken out of the job (which keeps its kind).
     pub fn take_content(&mut self) -> Vec<u8> {
         match &mut self.fetch {
-            Fetch::Known(content) | Fetch::Dataset(_, content) => std::mem::take(content),
+            Fetch::Known(content) => std::mem::take(content),
             _ => Vec::new(),
         }
     }
 }
 
-/// What one listing came to: the files it adds (plain data, not yet fetched), and how many of
-/// its ids were left out by the limit.
+/// What one listing came to: the files it adds (plain data, not yet fetched), how many of its
+/// ids were left out by the limit, why some entries cannot be exported (the session's
+/// failure), and the entries skipped (an id listed again: its file is the earlier entry's).
 #[derive(Debug, Default)]
 pub struct Listed {
     pub jobs: Vec<Job>,
     pub beyond: u64,
+    pub unusable: Option<String>,
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// The files a session's listings add, kept within bounds and under names no two files share.
 pub struct Listings {
     /// What is left of `--max-listed-files` for all of the session's image listings together
-    /// (each listing is read with that limit: [`read_listing`]).
+    /// (each listing is read with that limit: [`crate::answer::read`]).
     images_left: usize,
-    seen: HashSet<String>,
+    /// Every file planned, by key, with its path (where an entry listing it again points).
+    seen: HashMap<String, String>,
     names: Names,
 }
 
@@ -85,25 +88,35 @@ impl Listings {
         names.claim_exact(super::manifest::SESSION_MANIFEST);
         Listings {
             images_left: limit,
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             names,
         }
     }
 
     /// Marks a file of the session as planned (its key is not listed twice).
     pub fn plan(&mut self, key: &str) -> bool {
-        self.seen.insert(key.to_string())
+        self.seen.insert(key.to_string(), String::new()).is_none()
     }
 
-    /// The files of `items` (what `job`'s content lists, [`read_listing`]) that were not
-    /// planned yet, each under a name of its own (the whole name, extension included, decided
-    /// here from the listing); the images of all of the session's verifications together
-    /// within the limit.
-    pub fn of(&mut self, job: &Job, items: Items) -> Listed {
-        let Items {
+    /// The files of `entries` (what `job`'s content lists, [`crate::answer::read`]) that were
+    /// not planned yet, each under a name of its own (the whole name, extension included,
+    /// decided here from the listing); the images of all of the session's verifications
+    /// together within the limit. An entry whose file is planned already is skipped, saying so.
+    pub fn of(&mut self, job: &Job, entries: Entries) -> Listed {
+        let Entries {
             mut taken,
             mut beyond,
-        } = items;
+            unusable,
+            unusable_count,
+        } = entries;
+        let reason = (unusable_count > 0).then(|| {
+            Entries {
+                unusable,
+                unusable_count,
+                ..Entries::default()
+            }
+            .unusable_reason()
+        });
         if matches!(job.fetch, Fetch::IdentityImages(_)) {
             if taken.len() > self.images_left {
                 beyond += (taken.len() - self.images_left) as u64;
@@ -111,91 +124,108 @@ impl Listings {
             }
             self.images_left -= taken.len();
         }
-        let mut jobs = Vec::new();
-        for item in taken {
-            self.add(job, item, &mut jobs);
+        let mut listed = Listed {
+            beyond,
+            unusable: reason,
+            ..Listed::default()
+        };
+        for entry in taken {
+            self.add(job, entry, &mut listed);
         }
-        Listed { jobs, beyond }
+        listed
     }
 
-    fn add(&mut self, listing: &Job, item: Item, jobs: &mut Vec<Job>) {
-        let id = item.id;
+    /// Plans the file `key` at `path` (unless it is planned already: then the entry is skipped,
+    /// naming the file that has it).
+    fn claim(
+        &mut self,
+        listing: &Job,
+        entry: &Entry,
+        key: String,
+        path: impl FnOnce(&mut Names) -> String,
+        fetch: Fetch,
+        listed: &mut Listed,
+    ) {
+        if let Some(earlier) = self.seen.get(&key) {
+            listed.skipped.push(SkippedFile {
+                key: format!("{}:entry:{}", listing.key, entry.index),
+                reason: format!(
+                    "entry {} lists `{key}` again: exported once, as {earlier}",
+                    entry.index
+                ),
+            });
+            return;
+        }
+        let path = path(&mut self.names);
+        self.seen.insert(key.clone(), path.clone());
+        listed.jobs.push(Job { key, path, fetch });
+    }
+
+    fn add(&mut self, listing: &Job, entry: Entry, listed: &mut Listed) {
+        let id = entry.id.clone();
         match &listing.fetch {
-            Fetch::Dataset(Dataset::AccountStatements, _) => {
+            Fetch::Dataset(Dataset::AccountStatements) => {
                 for (key, extension) in [("statement-excel", ".xlsx"), ("statement-tsv", ".tsv")] {
                     let key = format!("{key}:{id}");
-                    if !self.seen.insert(key.clone()) {
-                        continue;
-                    }
-                    let path = self.names.claim("statements", &id, extension, &key);
                     let fetch = if extension == ".xlsx" {
                         Fetch::StatementExcel(id.clone())
                     } else {
                         Fetch::StatementTsv(id.clone())
                     };
-                    jobs.push(Job { key, path, fetch });
+                    let path = |names: &mut Names| names.claim("statements", &id, extension, &key);
+                    let key_again = key.clone();
+                    self.claim(listing, &entry, key_again, path, fetch, listed);
                 }
             }
-            Fetch::Dataset(Dataset::Attachments, _) => {
+            Fetch::Dataset(Dataset::Attachments) => {
                 let key = format!("attachment:{id}");
-                if self.seen.insert(key.clone()) {
-                    let path = self.names.claim("attachments", &id, &item.extension, &key);
-                    jobs.push(Job {
-                        key,
-                        path,
-                        fetch: Fetch::Attachment(id),
-                    });
-                }
+                let path =
+                    |names: &mut Names| names.claim("attachments", &id, &entry.extension, &key);
+                let fetch = Fetch::Attachment(id.clone());
+                self.claim(listing, &entry, key.clone(), path, fetch, listed);
             }
-            Fetch::Dataset(Dataset::IdentityVerifications, _) => {
+            Fetch::Dataset(Dataset::IdentityVerifications) => {
                 let key = format!("identity-images:{id}");
-                if self.seen.insert(key.clone()) {
-                    // The verification's directory, then its listing file in it: no image id
-                    // can take the listing's name.
-                    let dir = self.names.claim("identity", &id, "", &key);
+                // The verification's directory, then its listing file in it: no image id can
+                // take the listing's name.
+                let path = |names: &mut Names| {
+                    let dir = names.claim("identity", &id, "", &key);
                     let path = format!("{dir}/images.json");
-                    self.names.claim_exact(&path);
-                    jobs.push(Job {
-                        key,
-                        path,
-                        fetch: Fetch::IdentityImages(id),
-                    });
-                }
+                    names.claim_exact(&path);
+                    path
+                };
+                let fetch = Fetch::IdentityImages(id.clone());
+                self.claim(listing, &entry, key.clone(), path, fetch, listed);
             }
             Fetch::IdentityImages(verification) => {
                 let key = format!("image:{verification}:{id}");
-                if self.seen.insert(key.clone()) {
-                    let dir = listing
-                        .path
-                        .rsplit_once('/')
-                        .map_or("identity", |(dir, _)| dir);
-                    let path = self.names.claim(dir, &id, &item.extension, &key);
-                    jobs.push(Job {
-                        key,
-                        path,
-                        fetch: Fetch::Image(verification.clone(), id),
-                    });
-                }
+                let dir = listing
+                    .path
+                    .rsplit_once('/')
+                    .map_or("identity", |(dir, _)| dir);
+                let path = |names: &mut Names| names.claim(dir, &id, &entry.extension, &key);
+                let fetch = Fetch::Image(verification.clone(), id.clone());
+                self.claim(listing, &entry, key.clone(), path, fetch, listed);
             }
-            Fetch::Dataset(Dataset::SourceFiles, _) => {
+            Fetch::Dataset(Dataset::SourceFiles) => {
+                // The reader took only UUIDs here (`uuid_ids`): anything else is unusable.
                 let Ok(source_file) = id.parse::<Uuid>() else {
                     return;
                 };
                 let key = format!("source-file:{source_file}");
-                if self.seen.insert(key.clone()) {
-                    let path = self.names.claim(
+                let path = |names: &mut Names| {
+                    names.claim(
                         "source-files",
                         &source_file.to_string(),
-                        &item.extension,
+                        &entry.extension,
                         &key,
-                    );
-                    jobs.push(Job {
-                        key,
-                        path,
-                        fetch: Fetch::SourceFile(source_file),
-                    });
-                }
+                    )
+                };
+                let fetch = Fetch::SourceFile(source_file);
+                self.claim(listing, &entry, key.clone(), path, fetch, listed);
             }
+            // A listing the export does not download from: its entry operations are in every
+            // manifest's `skipped` (`entry_operations_not_exported`).
             _ => {}
         }
     }
@@ -237,27 +267,6 @@ impl Names {
     }
 }
 
-/// One listed file: its id and the extension its listing entry names (empty when none).
-pub struct Item {
-    id: String,
-    extension: String,
-}
-
-/// At most the limit's items of a listing, and how many more it has.
-#[derive(Default)]
-pub struct Items {
-    taken: Vec<Item>,
-    beyond: u64,
-}
-
-/// What a listing's content gives: the items the plan takes, and what it says of its
-/// providers (for a dataset that reports readiness).
-#[derive(Default)]
-pub struct ListingRead {
-    pub items: Items,
-    pub statuses: Vec<ProviderStatus>,
-}
-
 /// What a job's content lists, when it lists files: the member holding the list (`None` when the
 /// content is the list itself), each entry's id member, and the dataset whose providers it may
 /// report. A dataset's come from the API description's links ([`Dataset::listing`]).
@@ -272,7 +281,7 @@ impl ListingOf {
     /// The listing `fetch` obtains, if it obtains one.
     pub fn of(fetch: &Fetch) -> Option<ListingOf> {
         match fetch {
-            Fetch::Dataset(dataset, _) => dataset.listing().map(|listing| ListingOf {
+            Fetch::Dataset(dataset) => dataset.listing().map(|listing| ListingOf {
                 member: listing.member,
                 id: listing.id,
                 dataset: Some(*dataset),
@@ -287,214 +296,39 @@ impl ListingOf {
             _ => None,
         }
     }
-
-    /// `` `attachments` `` or `the list`, as an error names what it expected.
-    fn what(&self) -> String {
-        self.member
-            .map_or_else(|| "a list".to_string(), |member| format!("`{member}`"))
-    }
 }
 
-/// Reads a listing one entry at a time from `reader` (a file, not memory): what memory holds
-/// is the items taken (at most `limit`), the providers' statuses (at most `limit` too) and one
-/// entry. An error (not JSON, too many statuses) says where, never what the content is.
-pub fn read_listing(
-    reader: &mut dyn Read,
-    listing: ListingOf,
-    limit: usize,
-) -> Result<ListingRead, String> {
-    let mut deserializer = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
-    let visitor = ListingVisitor { listing, limit };
-    let read = serde::Deserializer::deserialize_any(&mut deserializer, visitor)
-        .and_then(|read| deserializer.end().map(|()| read))
-        .map_err(|error| where_it_failed(&error))?;
-    Ok(read)
-}
-
-/// A JSON error's kind and place, never its text (which may quote the data).
-fn where_it_failed(error: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let text = error.to_string();
-    if text.starts_with(TOO_MANY_PROVIDERS) {
-        // The visitors' own refusal carries no data: say it.
-        return text;
-    }
-    let kind = match error.classify() {
-        Category::Io => "cannot be read",
-        Category::Eof => "ends early",
-        Category::Data => "is not shaped as a listing",
-        Category::Syntax => "is not JSON",
+/// How the export reads what `fetch` obtains (`None`: a file it does not read). A dataset is
+/// read for its providers' statuses (and its entries, when it lists files), a verification's
+/// images for their entries; nothing else is read, and the bytes are stored as they are.
+pub fn reading_of(fetch: &Fetch, limit: usize) -> Option<Reading> {
+    let listing = ListingOf::of(fetch);
+    let dataset = match fetch {
+        Fetch::Dataset(dataset) => Some(*dataset),
+        Fetch::IdentityImages(_) => None,
+        _ => return None,
     };
-    format!(
-        "the listing {kind} (line {}, column {})",
-        error.line(),
-        error.column()
-    )
-}
-
-struct ListingVisitor {
-    listing: ListingOf,
-    limit: usize,
-}
-
-impl<'de> Visitor<'de> for ListingVisitor {
-    type Value = ListingRead;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(formatter, "a listing with {}", self.listing.what())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ListingRead, A::Error> {
-        let mut read = ListingRead::default();
-        let readiness = self.listing.dataset.map(Dataset::readiness_properties);
-        while let Some(key) = map.next_key::<String>()? {
-            let provider_list = readiness
-                .and_then(|r| r.provider_lists.iter().find(|list| list.list == key))
-                .copied();
-            let dataset_status =
-                readiness.is_some_and(|r| r.dataset_statuses.iter().any(|status| *status == key));
-            if Some(key.as_str()) == self.listing.member {
-                read.items = map.next_value_seed(ItemsSeed(self.limit, self.listing.id))?;
-            } else if let (Some(list), Some(dataset)) = (provider_list, self.listing.dataset) {
-                let seed = StatusesSeed {
-                    dataset,
-                    list,
-                    room: self.limit.saturating_sub(read.statuses.len()),
-                };
-                read.statuses.extend(map.next_value_seed(seed)?);
-            } else if let (true, Some(dataset)) = (dataset_status, self.listing.dataset) {
-                let value = map.next_value::<Value>()?;
-                if let Some(status) = value.get("status").and_then(Value::as_str) {
-                    read.statuses
-                        .push(ProviderStatus::dataset_level(dataset, status));
-                }
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(read)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ListingRead, A::Error> {
-        Ok(ListingRead {
-            items: ItemsSeed(self.limit, self.listing.id).visit_seq(seq)?,
-            statuses: Vec::new(),
-        })
-    }
-}
-
-/// The most items taken, and the member holding each entry's id.
-struct ItemsSeed(usize, &'static str);
-
-impl<'de> DeserializeSeed<'de> for ItemsSeed {
-    type Value = Items;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Items, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ItemsSeed {
-    type Value = Items;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("a list of items with ids")
-    }
-
-    fn visit_unit<E>(self) -> Result<Items, E> {
-        Ok(Items::default())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Items, A::Error> {
-        let mut items = Items::default();
-        // One item at a time, dropped unless taken.
-        while let Some(item) = seq.next_element::<Value>()? {
-            let Some(id) = item.get(self.1).and_then(Value::as_str) else {
-                continue;
-            };
-            if items.taken.len() < self.0 {
-                items.taken.push(Item {
-                    id: id.to_string(),
-                    extension: extension_of_item(&item),
-                });
-            } else {
-                items.beyond += 1;
-            }
-        }
-        Ok(items)
-    }
-}
-
-/// How a refusal of too many providers starts.
-const TOO_MANY_PROVIDERS: &str = "the listing names more than";
-
-/// A provider list of a dataset's answer, read entry by entry; more entries than `room` is an
-/// error (a real session has a handful of providers: a longer list would grow memory).
-struct StatusesSeed {
-    dataset: Dataset,
-    list: ProviderListProperties,
-    room: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for StatusesSeed {
-    type Value = Vec<ProviderStatus>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Vec<ProviderStatus>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StatusesSeed {
-    type Value = Vec<ProviderStatus>;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(formatter, "a list of providers in `{}`", self.list.list)
-    }
-
-    fn visit_unit<E>(self) -> Result<Vec<ProviderStatus>, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<ProviderStatus>, A::Error> {
-        let mut statuses = Vec::new();
-        while let Some(entry) = seq.next_element::<Value>()? {
-            if statuses.len() == self.room {
-                return Err(serde::de::Error::custom(format!(
-                    "{TOO_MANY_PROVIDERS} {} providers in `{}`",
-                    self.room, self.list.list
-                )));
-            }
-            let text = |name: Option<&str>| name.and_then(|n| entry.get(n)).and_then(Value::as_str);
-            // A status missing or not text is no answer: counted as failed, never as answered.
-            statuses.push(ProviderStatus::new(
-                self.dataset,
-                text(Some(self.list.source_id)),
-                text(self.list.country_code),
-                text(Some("status")).unwrap_or_default(),
-            ));
-        }
-        Ok(statuses)
-    }
+    Some(Reading {
+        dataset,
+        listing: listing.map(|listing| ListingShape {
+            member: listing.member,
+            id: listing.id,
+            // A source file's id is a UUID (the description says so, and its path takes one).
+            uuid_ids: listing.dataset == Some(Dataset::SourceFiles),
+            extension: extension_of_entry,
+        }),
+        limit,
+        printable: false,
+    })
 }
 
 /// The extension a listing entry names: its file name's, else its MIME type's, else its `type`
-/// read as a format (a source file's `XML`, `JSON`...).
-fn extension_of_item(item: &Value) -> String {
-    let text = |name: &str| item.get(name).and_then(Value::as_str);
-    store::extension_of(text("fileName"))
-        .or_else(|| store::extension_for_content_type(text("mimeType")))
-        .or_else(|| {
-            text("type").and_then(|kind| store::extension_of(Some(&format!("source.{kind}"))))
-        })
+/// read as a format (a source file's `XML`, `JSON`...): [`crate::answer::EXTENSION_MEMBERS`].
+fn extension_of_entry([file_name, mime_type, kind]: [Option<&str>; 3]) -> String {
+    store::extension_of(file_name)
+        .or_else(|| store::extension_for_content_type(mime_type))
+        .or_else(|| kind.and_then(|kind| store::extension_of(Some(&format!("source.{kind}")))))
         .unwrap_or_default()
-}
-
-/// Whether a dataset's content leads to more files.
-fn dataset_lists_files(dataset: Dataset) -> bool {
-    ListingOf::of(&Fetch::Dataset(dataset, Vec::new())).is_some()
 }
 
 /// One dataset's file, before it is read.
@@ -506,17 +340,12 @@ pub struct DatasetFile {
 }
 
 impl DatasetFile {
-    /// Whether its content leads to more files (kept from the last run, it is then read).
-    pub fn lists_files(&self) -> bool {
-        dataset_lists_files(self.dataset)
-    }
-
-    /// The job that writes (or keeps) it, with its content.
-    pub fn with_content(&self, content: Vec<u8>) -> Job {
+    /// The job that writes (or keeps) it.
+    pub fn job(&self) -> Job {
         Job {
             key: self.key.clone(),
             path: self.path.clone(),
-            fetch: Fetch::Dataset(self.dataset, content),
+            fetch: Fetch::Dataset(self.dataset),
         }
     }
 }
@@ -648,7 +477,10 @@ fn entry_operations_not_exported(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
+    use crate::answer::AnswerRead;
 
     #[test]
     fn every_entry_operation_the_export_does_not_download_is_said_by_name() {
@@ -686,16 +518,19 @@ mod tests {
         assert_eq!(ids.len(), unique.len(), "each operation once: {ids:?}");
     }
 
-    fn read(job: &Job, content: &[u8], limit: usize) -> ListingRead {
-        let listing = ListingOf::of(&job.fetch).unwrap();
-        read_listing(&mut &content[..], listing, limit).unwrap()
+    fn read(job: &Job, content: &[u8], limit: usize) -> AnswerRead {
+        try_read(job, content, limit).unwrap()
+    }
+
+    fn try_read(job: &Job, content: &[u8], limit: usize) -> Result<AnswerRead, String> {
+        crate::answer::read(content, reading_of(&job.fetch, limit).unwrap())
     }
 
     fn attachments() -> Job {
         Job {
             key: dataset_key(Dataset::Attachments),
             path: "datasets/attachments.json".into(),
-            fetch: Fetch::Dataset(Dataset::Attachments, Vec::new()),
+            fetch: Fetch::Dataset(Dataset::Attachments),
         }
     }
 
@@ -706,7 +541,7 @@ mod tests {
             .collect();
         let content = serde_json::to_vec(&serde_json::json!({ "attachments": items })).unwrap();
         let mut listings = Listings::new(250, &[]);
-        let listed = listings.of(&attachments(), read(&attachments(), &content, 250).items);
+        let listed = listings.of(&attachments(), read(&attachments(), &content, 250).entries);
         assert_eq!(listed.jobs.len(), 250);
         assert_eq!(listed.beyond, 399_750);
         assert_eq!(listed.jobs[0].path, "attachments/att-0.png");
@@ -716,7 +551,7 @@ mod tests {
         Job {
             key: dataset_key(Dataset::AccountStatements),
             path: "datasets/account-statements.json".into(),
-            fetch: Fetch::Dataset(Dataset::AccountStatements, Vec::new()),
+            fetch: Fetch::Dataset(Dataset::AccountStatements),
         }
     }
 
@@ -732,7 +567,7 @@ mod tests {
         }))
         .unwrap();
         let read = read(&account_statements(), &content, 10);
-        assert_eq!(read.items.taken.len(), 2);
+        assert_eq!(read.entries.taken.len(), 2);
         let statuses: Vec<(Option<&str>, String)> = read
             .statuses
             .iter()
@@ -754,20 +589,18 @@ mod tests {
             .map(|n| serde_json::json!({"sourceId": format!("P{n}"), "status": "SUCCESS"}))
             .collect();
         let content = serde_json::to_vec(&serde_json::json!({ "sources": sources })).unwrap();
-        let listing = ListingOf::of(&account_statements().fetch).unwrap();
-        let error = read_listing(&mut &content[..], listing, 10).err().unwrap();
+        let error = try_read(&account_statements(), &content, 10).unwrap_err();
         assert!(error.contains("more than 10 providers"), "{error}");
     }
 
     #[test]
     fn a_listing_that_cannot_be_read_says_where_never_what() {
-        let listing = ListingOf::of(&attachments().fetch).unwrap();
         for content in [
             &br#"{"attachments": [{"id": "Jane Doe"}"#[..],
             br#"{"attachments": "Jane Doe"}"#,
             br#"{"attachments": []} Jane Doe"#,
         ] {
-            let error = read_listing(&mut &content[..], listing, 10).err().unwrap();
+            let error = try_read(&attachments(), content, 10).unwrap_err();
             assert!(error.contains("line 1"), "{error}");
             assert!(!error.contains("Jane"), "{error}");
         }
@@ -785,7 +618,7 @@ mod tests {
         .unwrap();
         let mut listings = Listings::new(10, &[]);
         let paths: Vec<String> = listings
-            .of(&attachments(), read(&attachments(), &content, 10).items)
+            .of(&attachments(), read(&attachments(), &content, 10).entries)
             .jobs
             .into_iter()
             .map(|job| job.path)
@@ -806,7 +639,7 @@ mod tests {
         listings.names.claim_exact("identity/v/images.json");
         let content =
             serde_json::to_vec(&serde_json::json!({ "images": [{"id": "images.json"}] })).unwrap();
-        let listed = listings.of(&verification, read(&verification, &content, 10).items);
+        let listed = listings.of(&verification, read(&verification, &content, 10).entries);
         assert_ne!(listed.jobs[0].path, "identity/v/images.json");
         assert!(listed.jobs[0].path.starts_with("identity/v/"));
     }

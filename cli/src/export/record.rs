@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::manifest::{
     self, FailedFile, FileEntry, IndexEntry, ProviderEntry, SessionManifest, SessionReadiness,
-    SessionState,
+    SessionState, SkippedFile,
 };
 use super::plan;
 use super::store::Tree;
@@ -24,6 +24,8 @@ pub struct SessionReport {
     pub repaired: u64,
     pub bytes_fetched: u64,
     pub failures: Vec<FailedFile>,
+    /// Listed entries left out on purpose, with why (an id listed again).
+    pub skipped: Vec<SkippedFile>,
     /// Listed files left out by `--max-listed-files`.
     pub beyond_limit: u64,
     /// A failure that stops the whole export (authentication, a local file).
@@ -56,6 +58,7 @@ impl SessionReport {
             repaired: 0,
             bytes_fetched: 0,
             failures: Vec::new(),
+            skipped: Vec::new(),
             beyond_limit: 0,
             fatal: None,
             readiness: SessionReadiness::Unknown,
@@ -97,7 +100,10 @@ impl SessionReport {
             exported_at: chrono::Utc::now(),
             files: complete.into_values().collect(),
             failed: self.failures.clone(),
-            skipped: plan::skipped_files(include_deprecated),
+            skipped: plan::skipped_files(include_deprecated)
+                .into_iter()
+                .chain(self.skipped.iter().cloned())
+                .collect(),
         };
         if let Err(error) = manifest.save(tree, dir).await {
             self.index.complete = false;

@@ -1,6 +1,7 @@
-//! One session through the export's steps: plan its files, read its datasets together (which
-//! says how far its providers have got; the listings streamed to their files and read back
-//! entry by entry) or keep them when the last run found them final, obtain
+//! One session through the export's steps: plan its files, read its datasets together (each
+//! streamed to its file as the service sent it and read back entry by entry, which says how far
+//! its providers have got and what its listings list) or keep them when the last run found them
+//! final, obtain
 //! every other file (kept or fetched), follow what the datasets list, and record the outcome in
 //! its manifest.
 
@@ -10,17 +11,17 @@ use std::path::Path;
 use creditdata_client::Error;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::readiness::ProviderStatus;
-use creditdata_client::session_datasets::{Dataset, Readiness, SessionDatasets};
+use creditdata_client::session_datasets::{Dataset, Readiness};
 use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
-use super::fetch::{Missed, Obtained, kept_listing, obtain};
+use super::fetch::{Missed, Obtained, dataset_bound, kept_listing, obtain, write_read};
 use super::manifest::{
     DatasetReadiness, FailedFile, FileEntry, Previous, ProviderEntry, SessionManifest,
     SessionReadiness,
 };
-use super::plan::{DatasetFile, Fetch, Job, ListingOf, Listings, Plan, read_listing};
+use super::plan::{DatasetFile, Job, Listings, Plan, reading_of};
 use super::record::SessionReport;
 use super::{Context, local, store};
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
@@ -100,7 +101,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             run.report.readiness = previous.readiness;
             run.report.failed_providers = previous.failed_providers.clone();
             for (file, obtained) in kept {
-                let job = file.with_content(Vec::new());
+                let job = file.job();
                 run.listings.plan(&job.key);
                 for next in run.obtained(&job, obtained) {
                     let earlier = earlier_of(&mut previous, &next);
@@ -109,81 +110,35 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             }
         }
         None => {
-            // The listings are streamed to their files and read back entry by entry; the
-            // other datasets are read together, decoded (each bounded by the client's limit).
-            let (listing_files, held_files): (Vec<&DatasetFile>, Vec<&DatasetFile>) =
-                plan.datasets.iter().partition(|file| file.lists_files());
-            let streamed = listing_files.iter().map(|file| file.dataset);
-            match read_datasets(context, id, streamed).await {
-                Ok(read) => {
-                    let mut readiness = read.readiness();
-                    // The typed answers are dropped before their JSON is rendered to bytes.
-                    let all = read.to_json();
-                    drop(read);
-                    let streams = listing_files.iter().map(|file| {
-                        let earlier = previous
-                            .entries
-                            .remove(&file.key)
-                            .filter(|entry| entry.path == file.path);
-                        stream_listing(context, &dir, id, file, earlier)
-                    });
-                    let streams: Vec<_> = streams.collect();
-                    let results = futures::future::join_all(streams).await;
-                    let listings: Vec<_> = listing_files.into_iter().zip(results).collect();
-                    for (file, result) in &listings {
-                        readiness.replace(file.dataset, statuses_of(file.dataset, result));
-                    }
-                    run.note_readiness(&readiness);
-                    for (dataset, result) in all {
-                        let Some(file) = held_files.iter().find(|f| f.dataset == dataset) else {
-                            continue;
-                        };
-                        run.readiness
-                            .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
-                        run.listings.plan(&file.key);
-                        let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
-                            Ok(Ok(content)) => content,
-                            Ok(Err(error)) => {
-                                let missed =
-                                    Missed::Local(format!("cannot render {}: {error}", file.key));
-                                run.missed(file.key.clone(), missed);
-                                continue;
-                            }
-                            Err(error) => {
-                                run.missed(file.key.clone(), Missed::Client(error));
-                                continue;
-                            }
-                        };
-                        // Kept as it is when the service's answer has not changed; written
-                        // otherwise.
-                        let earlier = previous
-                            .entries
-                            .remove(&file.key)
-                            .filter(|entry| entry.digest() == store::digest_of(&content));
-                        queue.push_back((file.with_content(content), earlier));
-                    }
-                    for (file, result) in listings {
-                        run.readiness.insert(
-                            file.key.clone(),
-                            DatasetReadiness::of(file.dataset, &readiness),
-                        );
-                        run.listings.plan(&file.key);
-                        match result {
-                            Ok(obtained) => {
-                                let job = file.with_content(Vec::new());
-                                for next in run.obtained(&job, obtained) {
-                                    let earlier = earlier_of(&mut previous, &next);
-                                    queue.push_back((next, earlier));
-                                }
-                            }
-                            Err(missed) => run.missed(file.key.clone(), missed),
+            // Every dataset is streamed to its file as the service sends it and read back
+            // entry by entry (its providers' statuses; what a listing lists), all at once, each
+            // holding one of the export's permits: memory holds a chunk and what is kept per
+            // dataset, never an answer.
+            let streams = plan.datasets.iter().map(|file| {
+                let earlier = previous.entries.remove(&file.key);
+                stream_dataset(context, &dir, id, file, earlier)
+            });
+            let results = futures::future::join_all(streams.collect::<Vec<_>>()).await;
+            let read: Vec<_> = plan.datasets.iter().zip(results).collect();
+            let mut readiness = Readiness::default();
+            for (file, result) in &read {
+                readiness.replace(file.dataset, statuses_of(file.dataset, result));
+            }
+            run.note_readiness(&readiness);
+            for (file, result) in read {
+                run.readiness.insert(
+                    file.key.clone(),
+                    DatasetReadiness::of(file.dataset, &readiness),
+                );
+                run.listings.plan(&file.key);
+                match result {
+                    Ok(obtained) => {
+                        for next in run.obtained(&file.job(), obtained) {
+                            let earlier = earlier_of(&mut previous, &next);
+                            queue.push_back((next, earlier));
                         }
                     }
-                }
-                Err(missed) => {
-                    for file in &plan.datasets {
-                        run.missed(file.key.clone(), missed.duplicate());
-                    }
+                    Err(missed) => run.missed(file.key.clone(), missed),
                 }
             }
         }
@@ -248,51 +203,19 @@ fn earlier_of(previous: &mut Previous, job: &Job) -> Option<FileEntry> {
         .filter(|entry| entry.path == job.path)
 }
 
-/// How many of the export's permits a session's datasets take while they are read together:
-/// half, so that other sessions' downloads go on meanwhile.
-fn dataset_permits(context: &Context<'_>) -> usize {
-    (context.concurrency / 2).max(1)
-}
-
-/// Reads every dataset of the session at once but those `streamed`, holding its share of the
-/// permits.
-async fn read_datasets(
-    context: &Context<'_>,
-    id: uuid::Uuid,
-    streamed: impl IntoIterator<Item = Dataset>,
-) -> Result<SessionDatasets, Missed> {
-    let share = dataset_permits(context);
-    let _permits = context
-        .permits
-        .acquire_many(u32::try_from(share).unwrap_or(1))
-        .await
-        .map_err(|e| Missed::Local(e.to_string()))?;
-    tokio::select! {
-        biased;
-        () = context.stopped() => Err(Missed::Interrupted),
-        read = context
-            .client
-            .session_datasets(id)
-            .include_deprecated(context.include_deprecated)
-            .leave_out(streamed)
-            .concurrency(share) => read.map_err(Missed::Client),
-    }
-}
-
-/// Streams a listing dataset to its file, holding one of the export's permits, and reads it
-/// back entry by entry (see [`store::Tree::write_listing`]): memory holds a chunk and what the
-/// plan takes, whatever the listing's length.
-async fn stream_listing(
+/// Streams a dataset to its file, holding one of the export's permits, and reads it back
+/// entry by entry (see [`write_read`]): memory holds a chunk and what the plan takes, whatever
+/// the answer's size.
+async fn stream_dataset(
     context: &Context<'_>,
     dir: &Path,
     id: uuid::Uuid,
     file: &DatasetFile,
     earlier: Option<FileEntry>,
 ) -> Result<Obtained, Missed> {
-    let Some(listing) = ListingOf::of(&Fetch::Dataset(file.dataset, Vec::new())) else {
-        return Err(Missed::Refused(format!("{} lists no files", file.key)));
-    };
-    let limit = context.max_listed_files;
+    let job = file.job();
+    let reading = reading_of(&job.fetch, context.max_listed_files);
+    let earlier = earlier.filter(|entry| entry.path == file.path);
     let stream = async {
         let _permit = context
             .permits
@@ -303,31 +226,8 @@ async fn stream_listing(
             .client
             .session_dataset_stream(id, file.dataset)
             .await?;
-        let written = context
-            .tree
-            .write_listing(
-                &dir.join(&file.path),
-                download.bytes_stream(),
-                context.max_listing_bytes,
-                |received| context.progress.bytes(received),
-                earlier.as_ref().map(FileEntry::digest),
-                move |reader| read_listing(reader, listing, limit),
-            )
-            .await?;
-        let fetched = !written.unchanged;
-        Ok(Obtained {
-            entry: FileEntry {
-                key: file.key.clone(),
-                path: file.path.clone(),
-                bytes: written.digested.bytes,
-                sha256: written.digested.sha256,
-                readiness: None,
-            },
-            fetched,
-            repaired: false,
-            bytes_fetched: if fetched { written.digested.bytes } else { 0 },
-            listing: Some(written.read),
-        })
+        let bound = dataset_bound(context, file.dataset);
+        write_read(context, dir, &job, download, bound, reading, earlier).await
     };
     tokio::select! {
         biased;
@@ -336,7 +236,7 @@ async fn stream_listing(
     }
 }
 
-/// What a streamed listing says of its providers, for the session's readiness.
+/// What a streamed dataset says of its providers, for the session's readiness.
 fn statuses_of(
     dataset: Dataset,
     result: &Result<Obtained, Missed>,
@@ -372,8 +272,8 @@ async fn keep_datasets(
     for file in files {
         let entry = previous.entries.get(&file.key)?;
         entry.readiness.as_ref()?;
-        let listing = ListingOf::of(&Fetch::Dataset(file.dataset, Vec::new()));
-        let listing = kept_listing(context, dir.join(&entry.path), entry, listing).await?;
+        let reading = reading_of(&file.job().fetch, context.max_listed_files);
+        let listing = kept_listing(context, dir.join(&entry.path), entry, reading).await?;
         kept.push((
             file.clone(),
             Obtained {
@@ -413,11 +313,20 @@ impl SessionRun<'_, '_> {
     fn obtained(&mut self, job: &Job, mut obtained: Obtained) -> Vec<Job> {
         let mut next = Vec::new();
         if let Some(listing) = obtained.listing.take() {
-            let listed = self.listings.of(job, listing.items);
+            let listed = self.listings.of(job, listing.entries);
             next = listed.jobs;
             if listed.beyond > 0 {
                 self.beyond_limit(&job.key, listed.beyond);
             }
+            if let Some(reason) = listed.unusable {
+                // Entries whose files cannot be named or fetched: the session is not complete.
+                self.context.progress.file_failed();
+                self.report.failures.push(FailedFile {
+                    key: format!("{}:unusable-entries", job.key),
+                    reason,
+                });
+            }
+            self.report.skipped.extend(listed.skipped);
         }
         let progress = self.context.progress;
         if obtained.fetched {
@@ -505,17 +414,5 @@ impl SessionRun<'_, '_> {
             )
             .await;
         report
-    }
-}
-
-impl Missed {
-    /// The same reason, for another file (a failure that concerns all of a session's datasets).
-    fn duplicate(&self) -> Missed {
-        match self {
-            Missed::Client(error) => Missed::Client(error.clone()),
-            Missed::Local(message) => Missed::Local(message.clone()),
-            Missed::Refused(message) => Missed::Refused(message.clone()),
-            Missed::Interrupted => Missed::Interrupted,
-        }
     }
 }

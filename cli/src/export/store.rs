@@ -197,15 +197,16 @@ impl Tree {
             .flatten()
     }
 
-    /// Streams a listing's body to `rel` atomically, hashing it on the way and refusing more
-    /// than `max_bytes`, then reads it back with `read` before it takes its name: a listing
-    /// `read` refuses (not JSON...) is not placed. When its bytes are `earlier`'s and the file
-    /// there still verifies, that file is left as it was (`unchanged`).
+    /// Streams a JSON answer's body (a dataset, a listing) to `rel` atomically, hashing it on
+    /// the way and refusing more than `bound` bytes, then reads it back with `read` before it
+    /// takes its name: an answer `read` refuses (not JSON...) is not placed. When its bytes are
+    /// `earlier`'s and the file there still verifies, that file is left as it was
+    /// (`unchanged`).
     pub async fn write_listing<T: Send + 'static>(
         &self,
         rel: &Path,
         mut body: BodyStream,
-        max_bytes: u64,
+        bound: Bound,
         mut on_chunk: impl FnMut(u64),
         earlier: Option<Digested>,
         read: impl FnOnce(&mut dyn Read) -> Result<T, String> + Send + 'static,
@@ -218,11 +219,11 @@ impl Tree {
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(WriteStreamError::Client)?;
             written += chunk.len() as u64;
-            if written > max_bytes {
-                return Err(WriteStreamError::Refused(format!(
-                    "the listing is larger than --max-listing-bytes {max_bytes}: export again \
-                     with a larger --max-listing-bytes to take it"
-                )));
+            if written > bound.bytes {
+                return Err(WriteStreamError::Refused(
+                    format!("the answer is larger than {} {}", bound.name, bound.bytes)
+                        + bound.advice,
+                ));
             }
             hasher.update(&chunk);
             temporary.file.write_all(&chunk).map_err(io)?;
@@ -242,7 +243,8 @@ impl Tree {
             file.rewind().map_err(io)?;
             let value = read(&mut BufReader::with_capacity(64 * 1024, file))
                 .map_err(WriteStreamError::Refused)?;
-            let unchanged = earlier.as_ref() == Some(&digested) && tree.verify(&rel, &digested);
+            let same = earlier.as_ref() == Some(&digested);
+            let unchanged = same && tree.verify(&rel, &digested);
             // Left unplaced, the temporary file is removed when dropped.
             if !unchanged {
                 temporary.place().map_err(WriteStreamError::Store)?;
@@ -250,6 +252,9 @@ impl Tree {
             Ok(WrittenListing {
                 digested,
                 unchanged,
+                // The service's bytes are the last run's, but the file there no longer held
+                // them (torn, changed, removed): put back as it was.
+                repaired: same && !unchanged,
                 read: value,
             })
         });
@@ -409,6 +414,15 @@ impl Tree {
     }
 }
 
+/// The most bytes an answer written by [`Tree::write_listing`] may have, what the bound is
+/// called and what to do when an answer is larger.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    pub bytes: u64,
+    pub name: &'static str,
+    pub advice: &'static str,
+}
+
 /// A file being written, not yet under its name.
 struct Temporary {
     file: File,
@@ -507,6 +521,8 @@ pub struct WrittenListing<T> {
     pub digested: Digested,
     /// The file already held these bytes and was left as it was.
     pub unchanged: bool,
+    /// The last run wrote these bytes, but the file no longer held them: written again.
+    pub repaired: bool,
     pub read: T,
 }
 

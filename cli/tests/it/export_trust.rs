@@ -206,8 +206,10 @@ async fn item_3_export_memory_is_bounded_whatever_a_listing_says() {
 /// Item 3, the listing itself: an attachments listing larger than the client's limit on an
 /// answer it holds whole (128 MiB) is exported all the same, the cap applied, because the
 /// listing is streamed to its file and read back one entry at a time (read whole, it was
-/// refused as too large). Its file is what the service sent, byte for byte.
-#[tokio::test]
+/// refused as too large). Its file is what the service sent, byte for byte. Two worker
+/// threads: the export reads every dataset at once, and the stub that makes the 140 MB listing
+/// must not starve the mock's other answers (on one loaded thread they timed out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn item_3_a_listing_larger_than_the_body_limit_is_streamed_not_held() {
     let (mock, work, ids) = one_completed_session().await;
     let listed = 2_000;
@@ -636,4 +638,189 @@ async fn item_3_peak_memory_against_400000_ids() {
         started.elapsed().as_secs_f64()
     );
     assert!(status.is_some(), "the export ends");
+}
+
+/// What a test serves in place of the mock's answer, by the path below the session
+/// (`attachments`, `source-files`, `identity-verifications/ID/images`), given the mock's own
+/// answer; `None` passes the mock's on.
+type Replaced = Arc<dyn Fn(&str, &[u8]) -> Option<Vec<u8>> + Send + Sync>;
+
+/// A service on 127.0.0.1 that is the mock but for the answers `replaced` gives, and a small
+/// PDF for any attachment's content.
+async fn replacing(mock: &MockServer, replaced: Replaced) -> String {
+    let upstream = mock.base_url().trim_end_matches('/').to_string();
+    let http = reqwest::Client::new();
+    let app = axum::Router::new().fallback(move |request: Request| {
+        let (http, upstream, replaced) = (http.clone(), upstream.clone(), replaced.clone());
+        async move {
+            let path = request.uri().path().to_string();
+            let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+            if let ["v1", "sessions", _, "attachments", _, "content"] = parts.as_slice() {
+                return Response::builder()
+                    .header("content-type", "application/pdf")
+                    .body(Body::from("%PDF- small"))
+                    .unwrap();
+            }
+            let below = parts
+                .get(3..)
+                .map(|rest| rest.join("/"))
+                .unwrap_or_default();
+            let answer = forward(&http, &upstream, request).await;
+            let status = answer.status();
+            let body = answer.bytes().await.unwrap().to_vec();
+            let body = if status.is_success() {
+                replaced(&below, &body).unwrap_or(body)
+            } else {
+                body
+            };
+            Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap()
+        }
+    });
+    serve(app).await
+}
+
+/// Issue 27 item 4: every listed entry ends exported, failed (named, with why) or skipped with
+/// a reason. Entries whose id cannot be used (not text, missing, too long, a source file's that
+/// is not a UUID) make the session not complete (exit 1), named by position and never quoted;
+/// an id listed twice is exported once and the second entry is skipped, saying so.
+#[tokio::test]
+async fn issue_27_item_4_no_listed_entry_is_dropped_without_a_word() {
+    let (mock, work, ids) = one_completed_session().await;
+    let long = "L".repeat(300);
+    let attachments = serde_json::to_vec(&json!({"attachments": [
+        {"id": "ok-1", "mimeType": "application/pdf"},
+        {"id": 42, "fileName": "Jane Doe.pdf"},
+        {"fileName": "Jane Doe.pdf"},
+        {"id": long},
+        {"id": "ok-1", "mimeType": "application/pdf"},
+    ]}))
+    .unwrap();
+    let service = replacing(
+        &mock,
+        Arc::new(move |below, mock_answer| match below {
+            "attachments" => Some(attachments.clone()),
+            "source-files" => {
+                // The mock's own source files, and one whose id is not a UUID.
+                let mut listed: Value = serde_json::from_slice(mock_answer).unwrap();
+                let extra = json!({"id": "Jane-Doe-2024", "type": "XML"});
+                match listed.as_array_mut() {
+                    Some(files) => files.push(extra),
+                    None => listed = json!([extra]),
+                }
+                Some(serde_json::to_vec(&listed).unwrap())
+            }
+            _ => None,
+        }),
+    )
+    .await;
+    let exported = creditdata(work.path(), &vars(&mock, &service), &EXPORT_TREE).await;
+    assert_status(&exported, 1);
+    let manifests = verified_manifests(&work.path().join("tree"));
+    let manifest = &manifests[&ids[0]];
+    assert_eq!(manifest["complete"], false, "{manifest}");
+    let failed = manifest["failed"].as_array().unwrap();
+    let reason = |key: &str| {
+        failed
+            .iter()
+            .find(|f| f["key"] == key)
+            .and_then(|f| f["reason"].as_str())
+            .unwrap_or_else(|| panic!("no failure {key}: {failed:?}"))
+            .to_string()
+    };
+    let attachments = reason("dataset:attachments:unusable-entries");
+    for said in [
+        "3 listed entries cannot be exported",
+        "entry 1 has an id that is not text",
+        "entry 2 has no id",
+        "entry 3 has an id longer than 256 bytes",
+    ] {
+        assert!(attachments.contains(said), "{attachments}");
+    }
+    let source_files = reason("dataset:source-files:unusable-entries");
+    assert!(
+        source_files.contains("has an id that is not a UUID"),
+        "{source_files}"
+    );
+    for reason in [&attachments, &source_files] {
+        assert!(
+            !reason.contains("Jane") && !reason.contains("LLL"),
+            "{reason}"
+        );
+    }
+    // The usable entry is exported, once; its repetition is skipped with the reason.
+    assert_eq!(
+        attachments_of(manifest),
+        ["attachments/ok-1.pdf"],
+        "{manifest}"
+    );
+    let skipped = manifest["skipped"].as_array().unwrap();
+    let again = skipped
+        .iter()
+        .find(|s| s["key"] == "dataset:attachments:entry:4")
+        .unwrap_or_else(|| panic!("{skipped:?}"));
+    assert!(
+        again["reason"]
+            .as_str()
+            .unwrap()
+            .contains("attachments/ok-1.pdf"),
+        "{again}"
+    );
+    let stderr = String::from_utf8_lossy(&exported.stderr);
+    assert!(stderr.contains("unusable-entries"), "{stderr}");
+}
+
+/// Issue 27 item 3: an identity verification's images are a listing below a listing, streamed
+/// to `images.json` like the others and bounded by `--max-listing-bytes`: a larger one is that
+/// file's failure (not fetched whole and rendered again), and the rest is exported.
+#[tokio::test]
+async fn issue_27_item_3_images_listings_are_bounded_by_max_listing_bytes() {
+    let (mock, work, ids) = one_completed_session().await;
+    let service = replacing(
+        &mock,
+        Arc::new(|below, mock_answer| {
+            if !below.ends_with("/images") {
+                return None;
+            }
+            let mut images: Value = serde_json::from_slice(mock_answer).unwrap();
+            images["padding"] = json!("x".repeat(200_000));
+            Some(serde_json::to_vec(&images).unwrap())
+        }),
+    )
+    .await;
+    let mut args = EXPORT_TREE.to_vec();
+    args.extend(["--max-listing-bytes", "100000"]);
+    let exported = creditdata(work.path(), &vars(&mock, &service), &args).await;
+    assert_status(&exported, 1);
+    let root = work.path().join("tree");
+    assert_no_partial_file(&root);
+    let manifests = verified_manifests(&root);
+    let manifest = &manifests[&ids[0]];
+    assert_eq!(manifest["complete"], false);
+    let failed = manifest["failed"].as_array().unwrap();
+    assert!(!failed.is_empty(), "{manifest}");
+    for failure in failed {
+        let key = failure["key"].as_str().unwrap();
+        assert!(key.starts_with("identity-images:"), "{failure}");
+        let reason = failure["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("larger than --max-listing-bytes 100000"),
+            "{reason}"
+        );
+    }
+    // Nothing of an images listing refused is kept; the session's other files are.
+    let files = manifest["files"].as_array().unwrap();
+    assert!(
+        !files
+            .iter()
+            .any(|f| f["key"].as_str().unwrap().starts_with("identity-images:"))
+    );
+    assert!(
+        files
+            .iter()
+            .any(|f| f["key"] == "dataset:identity-verifications")
+    );
 }

@@ -2,8 +2,8 @@
 //! only): `sessions wait` returns only once every provider has answered and names what is
 //! pending at its deadline; `datasets all` exits 8 while providers are pending; an export taken
 //! then is partial, and a rerun after they answered holds the full data, byte for byte what the
-//! service serves (a listing as the service sent it, every other file as the command that reads
-//! it writes it).
+//! service serves (every dataset and listing as the service sent it, which the command that
+//! reads it prints as the same JSON; every other file as the command that reads it writes it).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -115,19 +115,21 @@ async fn served_now(dir: &Path, vars: &[(&'static str, String)], id: &str, key: 
     bytes
 }
 
-/// Whether the export plans files from this manifest key's dataset, and so writes it as the
-/// service sent it (streamed: a listing's length never grows its memory): a dataset whose
-/// entries the description links to other operations. The others are written as `datasets get`
-/// prints them.
-fn is_listing(key: &str) -> bool {
+/// Whether the export writes this manifest key's file as the service sent it (streamed: an
+/// answer's size never grows its memory): every dataset of the client's list.
+fn is_dataset(key: &str) -> bool {
     Dataset::ALL
         .into_iter()
-        .any(|dataset| dataset.listing().is_some() && key == format!("dataset:{}", dataset.name()))
+        .any(|dataset| key == format!("dataset:{}", dataset.name()))
 }
 
-/// What the service sends for a dataset, as it sends it: read with a plain HTTP client.
+/// What the service sends for a dataset (`dataset:NAME`) or a verification's images
+/// (`identity-images:VID`), as it sends it: read with a plain HTTP client.
 async fn served_as_sent(mock: &MockServer, id: &str, key: &str) -> Vec<u8> {
-    let dataset = key.trim_start_matches("dataset:");
+    let dataset = match key.strip_prefix("identity-images:") {
+        Some(verification) => format!("identity-verifications/{verification}/images"),
+        None => key.trim_start_matches("dataset:").to_string(),
+    };
     let token = mock.mint_token(&TokenOptions::default()).unwrap();
     let url = format!(
         "{}/v1/sessions/{id}/{dataset}",
@@ -327,7 +329,26 @@ async fn nothing_pending_is_presented_as_complete_and_a_rerun_catches_up() {
             continue;
         }
         let archived = std::fs::read(session_dir.join(file["path"].as_str().unwrap())).unwrap();
-        let served = if is_listing(key) {
+        let served = if is_dataset(key) {
+            // The command that reads it prints the same document (re-indented, escaped).
+            let printed: Value =
+                serde_json::from_slice(&served_now(dir, &vars, &id, key).await).unwrap();
+            let stored: Value = serde_json::from_slice(&archived).unwrap();
+            assert!(
+                printed == stored,
+                "{key}: `datasets get` prints another document"
+            );
+            served_as_sent(&mock, &id, key).await
+        } else if key.starts_with("identity-images:") {
+            // The verification's images as the service sent them; `datasets images` prints
+            // the same document.
+            let printed: Value =
+                serde_json::from_slice(&served_now(dir, &vars, &id, key).await).unwrap();
+            let stored: Value = serde_json::from_slice(&archived).unwrap();
+            assert!(
+                printed == stored,
+                "{key}: `datasets images` prints another document"
+            );
             served_as_sent(&mock, &id, key).await
         } else {
             served_now(dir, &vars, &id, key).await
@@ -488,7 +509,7 @@ async fn an_archive_written_before_readiness_was_recorded_is_read_again() {
     );
     let archived = std::fs::read(session_dir.join("datasets/scores.json")).unwrap();
     assert!(
-        archived == served_now(dir, &vars, &id, "dataset:scores").await,
+        archived == served_as_sent(&mock, &id, "dataset:scores").await,
         "the stale scores were read again"
     );
     let manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
