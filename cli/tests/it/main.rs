@@ -7,6 +7,7 @@ mod common;
 mod export;
 mod export_trust;
 mod ready;
+mod shared_export;
 mod sign_in;
 mod sign_in_trust;
 mod telemetry;

@@ -170,12 +170,8 @@ impl RateLimitStore {
         }
         // The crate checks the rest (and refuses what it cannot connect to) without the URL in
         // its message.
-        redis::Client::open(url).map_err(|e| {
-            format!(
-                "rate limit store {shown}: {}",
-                store_error(&e).unwrap_or_else(|| "not usable".into())
-            )
-        })?;
+        redis::Client::open(url)
+            .map_err(|e| format!("rate limit store {shown}: {}", store_error(&e)))?;
         Ok(RateLimitStore {
             url: SecretString::from(url.to_string()),
             shown,
@@ -222,25 +218,28 @@ impl RateLimitStore {
         self.timeout
     }
 
-    /// Opens a connection to the store as configured (bounded by the timeout; nothing of the
-    /// address in the error). For other work sharing the same store, such as the
-    /// `creditdata` command's shared export.
-    pub async fn connect(&self) -> Result<redis::aio::ConnectionManager, String> {
-        let client = redis::Client::open(self.url.expose_secret())
-            .map_err(|e| store_error(&e).unwrap_or_else(|| "not usable".into()))?;
+    /// Opens a connection to the store, connecting and each command bounded by `timeout`
+    /// (the limiter uses [`step_timeout`](Self::step_timeout)); the error carries nothing of
+    /// the address. For other work that shares the store, such as the `creditdata` command's
+    /// shared export.
+    pub async fn connect(
+        &self,
+        timeout: Duration,
+    ) -> Result<redis::aio::ConnectionManager, String> {
+        let client = redis::Client::open(self.url.expose_secret()).map_err(|e| store_error(&e))?;
         let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
             .set_number_of_retries(0);
         match tokio::time::timeout(
-            self.timeout,
+            timeout,
             redis::aio::ConnectionManager::new_with_config(client, config),
         )
         .await
         {
             Ok(Ok(connection)) => Ok(connection),
-            Ok(Err(e)) => Err(store_error(&e).unwrap_or_else(|| "connection failed".into())),
-            Err(_) => Err(format!("no answer within {:?}", self.timeout)),
+            Ok(Err(e)) => Err(store_error(&e)),
+            Err(_) => Err(format!("no answer within {timeout:?}")),
         }
     }
 }
@@ -285,8 +284,9 @@ pub(crate) fn redacted(url: &str) -> String {
 }
 
 /// A store error in words that carry no address or credential: its kind and, for errors the
-/// server sent, its code (`WRONGPASS`, `NOAUTH`, `READONLY`...).
-pub(crate) fn store_error(error: &redis::RedisError) -> Option<String> {
+/// server sent, its code (`NOSCRIPT`, `READONLY`...), never the crate's message (which may
+/// quote what it was given).
+pub fn store_error(error: &redis::RedisError) -> String {
     let kind = format!("{:?}", error.kind());
     let code = error.code().map(|c| format!(" {c}")).unwrap_or_default();
     let io = if error.is_timeout() {
@@ -298,7 +298,7 @@ pub(crate) fn store_error(error: &redis::RedisError) -> Option<String> {
     } else {
         ""
     };
-    Some(format!("{kind}{code}{io}"))
+    format!("{kind}{code}{io}")
 }
 
 /// What the shared limit is doing, for progress displays, logs and tests.
@@ -452,7 +452,7 @@ impl SharedState {
             let mut slot = self.connection.lock().await;
             let connection = match slot.as_mut() {
                 Some(connection) => connection,
-                None => slot.insert(self.store.connect().await?),
+                None => slot.insert(self.store.connect(self.store.timeout).await?),
             };
             let answer: Result<(u64, u32), redis::RedisError> = self
                 .script
@@ -467,7 +467,7 @@ impl SharedState {
             answer.map_err(|e| {
                 // A connection that failed once is opened anew at the next probe.
                 *slot = None;
-                store_error(&e).unwrap_or_else(|| "failed".into())
+                store_error(&e)
             })
         };
         let answer = match tokio::time::timeout(self.store.timeout, step).await {
