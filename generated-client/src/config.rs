@@ -75,7 +75,7 @@ pub struct ClientBuilder {
     rate_limiter: Option<RateLimiter>,
     /// Whether `rate_limiter` was given whole ([`ClientBuilder::rate_limiter`]) rather than
     /// made from a [`RateLimit`].
-    #[cfg(feature = "rate-limit")]
+    #[cfg(feature = "shared-rate-limit")]
     rate_limiter_given: bool,
     #[cfg(feature = "shared-rate-limit")]
     rate_limit_store: Option<RateLimitStore>,
@@ -135,7 +135,7 @@ impl Default for ClientBuilder {
             max_response_body: DEFAULT_MAX_RESPONSE_BODY,
             #[cfg(feature = "rate-limit")]
             rate_limiter: None,
-            #[cfg(feature = "rate-limit")]
+            #[cfg(feature = "shared-rate-limit")]
             rate_limiter_given: false,
             #[cfg(feature = "shared-rate-limit")]
             rate_limit_store: None,
@@ -467,7 +467,10 @@ impl ClientBuilder {
     /// ```
     pub fn rate_limit(mut self, limit: RateLimit) -> Self {
         self.rate_limiter = Some(RateLimiter::new(limit));
-        self.rate_limiter_given = false;
+        #[cfg(feature = "shared-rate-limit")]
+        {
+            self.rate_limiter_given = false;
+        }
         self
     }
 
@@ -505,7 +508,10 @@ impl ClientBuilder {
     /// makes a new limiter; clones of one client share theirs without this.
     pub fn rate_limiter(mut self, limiter: RateLimiter) -> Self {
         self.rate_limiter = Some(limiter);
-        self.rate_limiter_given = true;
+        #[cfg(feature = "shared-rate-limit")]
+        {
+            self.rate_limiter_given = true;
+        }
         self
     }
 

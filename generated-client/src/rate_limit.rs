@@ -848,6 +848,52 @@ mod tests {
         assert_eq!(limiter.status().current_per_second, 100.0);
     }
 
+    #[cfg(feature = "shared-rate-limit")]
+    #[tokio::test(start_paused = true)]
+    async fn a_process_told_429_charges_the_shared_budget_its_lowered_interval_without_burst() {
+        let limit = RateLimit::per_second(10).burst(5);
+        let limiter = RateLimiter::new(limit);
+        let now = Instant::now();
+        let charge = limiter.pace().charge(&limit, now);
+        assert_eq!(charge.interval, Duration::from_millis(100));
+        assert_eq!(
+            charge.tolerance,
+            Duration::from_millis(400),
+            "the burst of 5"
+        );
+        let admission = limiter.acquire().await;
+        limiter.throttled(admission, None);
+        let charge = limiter.pace().charge(&limit, Instant::now());
+        assert_eq!(charge.interval, Duration::from_millis(200), "half the rate");
+        assert_eq!(
+            charge.tolerance,
+            Duration::ZERO,
+            "no burst below the configured rate"
+        );
+        tokio::time::advance(Duration::from_secs(60)).await;
+        let charge = limiter.pace().charge(&limit, Instant::now());
+        assert_eq!(charge.interval, Duration::from_millis(100), "recovered");
+    }
+
+    #[cfg(feature = "shared-rate-limit")]
+    #[tokio::test(start_paused = true)]
+    async fn the_local_ceiling_paces_at_the_share_without_a_burst_then_lifts() {
+        let limit = RateLimit::per_second(10).burst(5);
+        let limiter = RateLimiter::new(limit);
+        limiter.pace().set_ceiling(&limit, 2.5);
+        assert_eq!(limiter.status().current_per_second, 2.5);
+        let start = Instant::now();
+        limiter.acquire().await;
+        limiter.acquire().await;
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_millis(400),
+            "one per 1/2.5 s"
+        );
+        limiter.pace().set_ceiling(&limit, f64::INFINITY);
+        assert_eq!(limiter.status().current_per_second, 10.0);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_rate_never_drops_below_a_sixteenth() {
         let limiter = RateLimiter::new(RateLimit::per_second(64));
