@@ -117,6 +117,31 @@ async fn workers_with_the_same_filters_export_each_session_once_and_a_rerun_resu
         "a's own sessions kept: {rerun}"
     );
     assert_eq!(rerun["sharedWork"]["claimed"], 6, "{rerun}");
+
+    // What the store holds: hashes and random ids, nothing of the sessions, the filters or the
+    // credentials.
+    let everything = redis.dump_everything().unwrap();
+    assert!(everything.len() >= 3, "{} keys", everything.len());
+    let mut forbidden: Vec<String> = ids.iter().cloned().collect();
+    forbidden.extend([
+        mock.client_id().to_string(),
+        mock.client_secret().to_string(),
+        mock.base_url().to_string(),
+        "subject0@example.com".to_string(),
+        "completed-by-customer".to_string(),
+        "COMPLETED_BY_CUSTOMER".to_string(),
+    ]);
+    for (key, value) in &everything {
+        for text in &forbidden {
+            for bytes in [key, value] {
+                assert!(
+                    !bytes.windows(text.len()).any(|w| w == text.as_bytes()),
+                    "{text:?} in the store under {}",
+                    String::from_utf8_lossy(key)
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
