@@ -154,7 +154,11 @@ fn spawn_export(
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(store) = store {
-        command.env("CREDITDATA_RATE_LIMIT_STORE", store);
+        // The limit is what is measured: each worker has sessions of its own (its own filter),
+        // so there is no work to share, and claims would only stall with the store killed.
+        command
+            .env("CREDITDATA_RATE_LIMIT_STORE", store)
+            .arg("--no-share-work");
     }
     command.spawn().expect("creditdata export starts")
 }

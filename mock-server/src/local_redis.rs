@@ -47,6 +47,9 @@ pub fn required() -> bool {
     std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0")
 }
 
+/// A key and its value as `DUMP` serializes it.
+pub type Dumped = (Vec<u8>, Vec<u8>);
+
 /// A running `redis-server` of a test.
 pub struct LocalRedis {
     binary: PathBuf,
@@ -179,7 +182,7 @@ impl LocalRedis {
     /// Every key the server holds, with everything of its value as `DUMP` serializes it
     /// (small strings and sorted-set members appear there as they are): what a test scans for
     /// secrets and personal data.
-    pub fn dump_everything(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, String> {
+    pub fn dump_everything(&self) -> Result<Vec<Dumped>, String> {
         let Resp::Array(keys) = self.command(&["KEYS", "*"])? else {
             return Err("KEYS did not answer an array".into());
         };
