@@ -414,6 +414,19 @@ pub struct ExportArgs {
     /// included; slows down by itself when the service answers 429) [env: CREDITDATA_RATE_LIMIT].
     #[arg(long, value_parser = parse_rate_limit, value_name = "N/s|N/min|N/h")]
     pub rate_limit: Option<RateLimit>,
+    /// Share --rate-limit with every process of the same API client through this Redis
+    /// (redis://HOST:PORT/DB, rediss:// for TLS), and share the work: exports started with the
+    /// same filters each claim sessions there, so each session is exported by one of them. A
+    /// password goes in the variable only [env: CREDITDATA_RATE_LIMIT_STORE].
+    #[arg(long, value_name = "redis://HOST:PORT/DB")]
+    pub rate_limit_store: Option<String>,
+    /// With a store: how long a session claimed by a worker that stopped (killed, cut off)
+    /// stays its own before another worker takes it; renewed every third of it meanwhile.
+    #[arg(long, value_parser = parse_duration, default_value = "30s", value_name = "DURATION")]
+    pub lease_ttl: Duration,
+    /// With a store, share only the rate limit: export every matching session, as without one.
+    #[arg(long)]
+    pub no_share_work: bool,
     /// Also export the datasets the service deprecates (the manifests list them as skipped
     /// otherwise).
     #[arg(long)]

@@ -24,6 +24,8 @@ use std::time::Duration;
 use crate::Client;
 use crate::auth::{Authenticator, ClientAuthStyle, Credentials, TokenEndpoint, WITHOUT_OAUTH2};
 use crate::error::Error;
+#[cfg(feature = "shared-rate-limit")]
+use crate::rate_limit::RateLimitStore;
 #[cfg(feature = "rate-limit")]
 use crate::rate_limit::{RateLimit, RateLimiter};
 use crate::retry::RetryPolicy;
@@ -71,6 +73,14 @@ pub struct ClientBuilder {
     max_response_body: u64,
     #[cfg(feature = "rate-limit")]
     rate_limiter: Option<RateLimiter>,
+    /// Whether `rate_limiter` was given whole ([`ClientBuilder::rate_limiter`]) rather than
+    /// made from a [`RateLimit`].
+    #[cfg(feature = "shared-rate-limit")]
+    rate_limiter_given: bool,
+    #[cfg(feature = "shared-rate-limit")]
+    rate_limit_store: Option<RateLimitStore>,
+    #[cfg(feature = "shared-rate-limit")]
+    rate_limit_name: Option<String>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -98,6 +108,11 @@ impl fmt::Debug for ClientBuilder {
             "rate_limit",
             &self.rate_limiter.as_ref().map(RateLimiter::limit),
         );
+        // The store's address without its password (its own Debug).
+        #[cfg(feature = "shared-rate-limit")]
+        shown
+            .field("rate_limit_store", &self.rate_limit_store)
+            .field("rate_limit_name", &self.rate_limit_name);
         shown.finish_non_exhaustive()
     }
 }
@@ -120,6 +135,12 @@ impl Default for ClientBuilder {
             max_response_body: DEFAULT_MAX_RESPONSE_BODY,
             #[cfg(feature = "rate-limit")]
             rate_limiter: None,
+            #[cfg(feature = "shared-rate-limit")]
+            rate_limiter_given: false,
+            #[cfg(feature = "shared-rate-limit")]
+            rate_limit_store: None,
+            #[cfg(feature = "shared-rate-limit")]
+            rate_limit_name: None,
         }
     }
 }
@@ -146,6 +167,8 @@ impl ClientBuilder {
     /// | `CREDITDATA_CLIENT_AUTH` | `body` (default) or `basic`: how the client authenticates to the token endpoint |
     /// | `CREDITDATA_SCOPES` | scopes to request, separated by spaces or commas |
     /// | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, `N/s`, `N/min` or `N/h` (see [`rate_limit`](Self::rate_limit)) |
+    /// | `CREDITDATA_RATE_LIMIT_STORE` | `redis://HOST:PORT/DB` or `rediss://...`: the rate limit shared by every process of the same API client (feature `shared-rate-limit`; see [`rate_limit_store`](Self::rate_limit_store)) |
+    /// | `CREDITDATA_RATE_LIMIT_PREFIX` | the prefix of the store's keys (default `creditdata`) |
     ///
     /// One of `CREDITDATA_BASE_URL` and `CREDITDATA_ENVIRONMENT` is required: with neither, this
     /// is an [`Error::Config`] naming the variables to set, never a silent default (the mock is
@@ -155,7 +178,8 @@ impl ClientBuilder {
     /// A static token wins over client credentials. A client id without a secret (or the
     /// reverse) is an error, as is a token URL without both. Empty variables count as unset.
     /// Client credentials (with no `CREDITDATA_TOKEN`) in a build without the `oauth2` feature,
-    /// or `CREDITDATA_RATE_LIMIT` without `rate-limit`, are an error too.
+    /// `CREDITDATA_RATE_LIMIT` without `rate-limit`, or `CREDITDATA_RATE_LIMIT_STORE` without
+    /// `shared-rate-limit`, are an error too; so is a store without a limit to share.
     pub fn from_env() -> Result<ClientBuilder, Error> {
         ClientBuilder::from_env_with(|name| std::env::var(name).ok())
     }
@@ -235,6 +259,29 @@ impl ClientBuilder {
                 return Err(Error::Config(
                     "CREDITDATA_RATE_LIMIT is set, but creditdata-client was built without its \
                      `rate-limit` feature: enable the feature or unset the variable"
+                        .to_string(),
+                ));
+            }
+        }
+        let store = var("CREDITDATA_RATE_LIMIT_STORE");
+        let prefix = var("CREDITDATA_RATE_LIMIT_PREFIX");
+        if store.is_some() || prefix.is_some() {
+            #[cfg(feature = "shared-rate-limit")]
+            if let Some(url) = store {
+                let mut store = RateLimitStore::redis(&url)
+                    .map_err(|e| Error::Config(format!("CREDITDATA_RATE_LIMIT_STORE: {e}")))?;
+                if let Some(prefix) = prefix {
+                    store = store.prefix(prefix.trim());
+                }
+                builder = builder.rate_limit_store(store);
+            }
+            // A limit meant for the fleet and silently kept per process would multiply it.
+            #[cfg(not(feature = "shared-rate-limit"))]
+            {
+                let _ = (store, prefix);
+                return Err(Error::Config(
+                    "CREDITDATA_RATE_LIMIT_STORE is set, but creditdata-client was built without \
+                     its `shared-rate-limit` feature: enable the feature or unset the variable"
                         .to_string(),
                 ));
             }
@@ -420,6 +467,38 @@ impl ClientBuilder {
     /// ```
     pub fn rate_limit(mut self, limit: RateLimit) -> Self {
         self.rate_limiter = Some(RateLimiter::new(limit));
+        #[cfg(feature = "shared-rate-limit")]
+        {
+            self.rate_limiter_given = false;
+        }
+        self
+    }
+
+    #[cfg(feature = "shared-rate-limit")]
+    /// Shares the [`rate_limit`](Self::rate_limit) with every process of the same API client
+    /// against the same service, through `store` (Redis): together they keep the limit, each
+    /// request's slot reserved by one atomic step in the store; while the store does not answer
+    /// each process paces itself at its last known share of the limit. See
+    /// [`rate_limit::store`](crate::rate_limit::store).
+    ///
+    /// The limit is named after the base URL, the identity provider and the client id of the
+    /// client credentials (or of a signed-in person's client), hashed: Redis holds no client id
+    /// and no secret. With a static bearer token, which says nothing of its client, name the
+    /// limit with [`rate_limit_name`](Self::rate_limit_name). [`build`](Self::build) fails with
+    /// [`Error::Config`] on a store without a rate limit, or with a limiter given whole
+    /// ([`rate_limiter`](Self::rate_limiter): make it with
+    /// [`RateLimiter::shared`](crate::rate_limit::RateLimiter::shared) instead).
+    pub fn rate_limit_store(mut self, store: RateLimitStore) -> Self {
+        self.rate_limit_store = Some(store);
+        self
+    }
+
+    #[cfg(feature = "shared-rate-limit")]
+    /// Names the shared limit (hashed with the base URL) instead of deriving it from the
+    /// credentials: for static bearer tokens, or to share one limit between differently
+    /// configured clients. Every process naming it shares it.
+    pub fn rate_limit_name(mut self, name: impl Into<String>) -> Self {
+        self.rate_limit_name = Some(name.into());
         self
     }
 
@@ -429,6 +508,10 @@ impl ClientBuilder {
     /// makes a new limiter; clones of one client share theirs without this.
     pub fn rate_limiter(mut self, limiter: RateLimiter) -> Self {
         self.rate_limiter = Some(limiter);
+        #[cfg(feature = "shared-rate-limit")]
+        {
+            self.rate_limiter_given = true;
+        }
         self
     }
 
@@ -503,6 +586,17 @@ impl ClientBuilder {
                 }
             }
         }
+        #[cfg(feature = "shared-rate-limit")]
+        let rate_limiter = shared_rate_limiter(
+            self.rate_limiter,
+            self.rate_limiter_given,
+            self.rate_limit_store,
+            self.rate_limit_name.as_deref(),
+            &base_url,
+            credentials.as_ref(),
+        )?;
+        #[cfg(all(feature = "rate-limit", not(feature = "shared-rate-limit")))]
+        let rate_limiter = self.rate_limiter;
         let auth = match credentials {
             None => None,
             Some(credentials) => {
@@ -542,11 +636,66 @@ impl ClientBuilder {
             origin,
         );
         #[cfg(feature = "rate-limit")]
-        let state = state.with_rate_limiter(self.rate_limiter);
+        let state = state.with_rate_limiter(rate_limiter);
         #[cfg(feature = "opentelemetry")]
         let state = state.with_telemetry(&base_url);
         Ok(Client::new_with_client(&base_url, http, state))
     }
+}
+
+/// The client's limiter, shared through `store` when one is set (see
+/// [`ClientBuilder::rate_limit_store`]).
+#[cfg(feature = "shared-rate-limit")]
+fn shared_rate_limiter(
+    limiter: Option<RateLimiter>,
+    given: bool,
+    store: Option<RateLimitStore>,
+    name: Option<&str>,
+    base_url: &str,
+    credentials: Option<&Credentials>,
+) -> Result<Option<RateLimiter>, Error> {
+    let Some(store) = store else {
+        return Ok(limiter);
+    };
+    let limit = match (limiter, given) {
+        (None, _) => {
+            return Err(Error::Config(format!(
+                "rate limit store {store}: there is no rate limit to share; set one \
+                 (ClientBuilder::rate_limit, CREDITDATA_RATE_LIMIT, --rate-limit)"
+            )));
+        }
+        (Some(_), true) => {
+            return Err(Error::Config(format!(
+                "rate limit store {store}: the rate limiter was given whole \
+                 (ClientBuilder::rate_limiter); make it shared with RateLimiter::shared, or \
+                 set the limit with ClientBuilder::rate_limit"
+            )));
+        }
+        (Some(limiter), false) => limiter.limit(),
+    };
+    let identity: Vec<&str> = match (name, credentials) {
+        (Some(name), _) => vec![base_url, "name", name],
+        (None, Some(Credentials::ClientCredentials(cc))) => {
+            let provider = match &cc.endpoint {
+                TokenEndpoint::Url(url) | TokenEndpoint::Issuer(url) => url.as_str(),
+            };
+            vec![base_url, provider, &cc.client_id]
+        }
+        #[cfg(feature = "sign-in")]
+        (None, Some(Credentials::SignedIn(signed_in))) => vec![
+            base_url,
+            signed_in.provider().issuer(),
+            signed_in.provider().client_id(),
+        ],
+        (None, _) => {
+            return Err(Error::Config(format!(
+                "rate limit store {store}: a static bearer token (or no credentials) does not \
+                 say which API client the service counts; name the shared limit with \
+                 ClientBuilder::rate_limit_name"
+            )));
+        }
+    };
+    Ok(Some(RateLimiter::shared(limit, store, &identity)))
 }
 
 #[cfg(test)]

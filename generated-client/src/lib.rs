@@ -25,7 +25,9 @@
 //! - [`limits`]: the request limits of the description the generated types cannot hold
 //!   (`Take` at most [`limits::MAX_TAKE`], at least one data package...), refused before sending;
 //! - `rate_limit` (feature `rate-limit`, on by default): `ClientBuilder::rate_limit`, a limiter
-//!   shared by a client's clones that slows down on `429` and recovers;
+//!   shared by a client's clones that slows down on `429` and recovers; with the feature
+//!   `shared-rate-limit`, `rate_limit::store`: one limit for every process of the same API
+//!   client, its state in Redis (`ClientBuilder::rate_limit_store`);
 //! - `session_datasets` (feature `session-datasets`, on by default): every JSON dataset of a
 //!   session at once, concurrently (`Client::session_datasets`); `readiness`: whether the
 //!   data has arrived (each provider's answer, `SessionDatasets::readiness`);

@@ -46,6 +46,13 @@
 //! Below the configured rate the burst is 1: a service that has just refused a request gets
 //! no burst until the rate is back where it was configured. On top of governor: the fair
 //! queue, the hold after a `Retry-After`, and the decrease and recovery of the rate.
+//!
+//! # Many processes, one limit
+//!
+//! This limiter paces one process (and every clone of its client). Processes that share an API
+//! client share the service's limit; with the feature `shared-rate-limit`, a [`RateLimitStore`]
+//! (Redis) holds the limiter's state for all of them: see [`store`] and
+//! [`ClientBuilder::rate_limit_store`](crate::ClientBuilder::rate_limit_store).
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -55,6 +62,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+#[cfg(feature = "shared-rate-limit")]
+pub mod store;
+#[cfg(feature = "shared-rate-limit")]
+pub use store::{RateLimitStore, StoreStatus};
 
 /// After a 429 the rate is divided by this.
 const DECREASE_FACTOR: f64 = 2.0;
@@ -249,6 +261,24 @@ pub struct RateLimitStatus {
 pub struct Admission {
     /// The rate in effect when the request was admitted (incremented by every slowdown).
     generation: u64,
+    /// Whether the shared store stopped answering while this request waited (the first
+    /// admission of an outage): the call's telemetry reports it.
+    store_outage_began: bool,
+}
+
+impl Admission {
+    fn new(generation: u64) -> Admission {
+        Admission {
+            generation,
+            store_outage_began: false,
+        }
+    }
+
+    /// Whether the rate limit's shared store stopped answering while this request waited for
+    /// its turn (only the first request of an outage says so).
+    pub fn store_outage_began(&self) -> bool {
+        self.store_outage_began
+    }
 }
 
 /// The limiter itself: what [`ClientBuilder::rate_limit`](crate::ClientBuilder::rate_limit)
@@ -268,6 +298,9 @@ struct Shared {
     admitted: AtomicU64,
     throttled: AtomicU64,
     slowdowns: AtomicU64,
+    /// The state in a shared store, when the limit is shared with other processes.
+    #[cfg(feature = "shared-rate-limit")]
+    store: Option<store::SharedState>,
 }
 
 /// governor's direct (un-keyed) limiter on tokio's clock.
@@ -282,8 +315,11 @@ type Gcra = governor::RateLimiter<
 /// do (a rate that changes, a pause).
 struct Pace {
     gcra: Gcra,
-    /// Requests per second now.
+    /// Requests per second now (AIMD).
     rate: f64,
+    /// The most requests per second the local limiter admits whatever `rate` says: the
+    /// process's share of a shared limit while its store does not answer (infinite otherwise).
+    ceiling: f64,
     /// Incremented by every slowdown: tells whether a 429 answers a request sent at the
     /// current rate.
     generation: u64,
@@ -355,6 +391,28 @@ impl fmt::Debug for RateLimiter {
 impl RateLimiter {
     /// A limiter with a full burst available.
     pub fn new(limit: RateLimit) -> RateLimiter {
+        RateLimiter::build(
+            limit,
+            #[cfg(feature = "shared-rate-limit")]
+            None,
+        )
+    }
+
+    /// A limiter whose state lives in `store` under the name `identity` hashes to (the service,
+    /// its identity provider and the API client): every process naming the same shares `limit`.
+    /// [`ClientBuilder::rate_limit_store`](crate::ClientBuilder::rate_limit_store) makes one
+    /// from the client's settings.
+    #[cfg(feature = "shared-rate-limit")]
+    pub fn shared(limit: RateLimit, store: RateLimitStore, identity: &[&str]) -> RateLimiter {
+        let interval = limit.per / limit.requests.get();
+        let state = store::SharedState::new(store, identity, interval);
+        RateLimiter::build(limit, Some(state))
+    }
+
+    fn build(
+        limit: RateLimit,
+        #[cfg(feature = "shared-rate-limit")] store: Option<store::SharedState>,
+    ) -> RateLimiter {
         let now = Instant::now();
         let rate = limit.per_second_rate();
         RateLimiter {
@@ -364,6 +422,7 @@ impl RateLimiter {
                 pace: Mutex::new(Pace {
                     gcra: governor_for(&limit, rate),
                     rate,
+                    ceiling: f64::INFINITY,
                     generation: 0,
                     paused_until: None,
                     spaced_until: None,
@@ -373,8 +432,31 @@ impl RateLimiter {
                 admitted: AtomicU64::new(0),
                 throttled: AtomicU64::new(0),
                 slowdowns: AtomicU64::new(0),
+                #[cfg(feature = "shared-rate-limit")]
+                store,
             }),
         }
+    }
+
+    /// What the shared limit is doing, when the limit is shared through a store.
+    #[cfg(feature = "shared-rate-limit")]
+    pub fn store_status(&self) -> Option<StoreStatus> {
+        let configured = self.shared.limit.per_second_rate();
+        self.shared
+            .store
+            .as_ref()
+            .map(|store| store.status(configured))
+    }
+
+    /// The store and the name of the limit in it (`prefix:{hash}`), when the limit is shared:
+    /// other work that must be shared by the same processes (the `creditdata` command's
+    /// shared export) keys itself under it.
+    #[cfg(feature = "shared-rate-limit")]
+    pub fn store(&self) -> Option<(&RateLimitStore, &str)> {
+        self.shared
+            .store
+            .as_ref()
+            .map(|store| (store.store(), store.namespace()))
     }
 
     /// The configured limit.
@@ -391,15 +473,21 @@ impl RateLimiter {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Waits for this request's turn (in the order callers asked) and admits it.
+    /// Waits for this request's turn (in the order callers asked) and admits it. With a shared
+    /// store, the turn is the one the store reserves (see [`store`]); while it does not answer,
+    /// the local limiter's at the process's last known share.
     pub async fn acquire(&self) -> Admission {
         let _turn = self.shared.queue.lock().await;
+        #[cfg(feature = "shared-rate-limit")]
+        if let Some(shared) = &self.shared.store {
+            return self.acquire_shared(shared).await;
+        }
         loop {
             let admitted = self.pace().admit(&self.shared.limit, Instant::now());
             match admitted {
                 Ok(generation) => {
                     self.shared.admitted.fetch_add(1, Ordering::Relaxed);
-                    return Admission { generation };
+                    return Admission::new(generation);
                 }
                 // Checked again after the sleep: a 429 meanwhile may have pushed the slot.
                 Err(slot) => tokio::time::sleep_until(slot).await,
@@ -407,14 +495,81 @@ impl RateLimiter {
         }
     }
 
+    /// [`acquire`](Self::acquire) through the shared store: the caller holds the queue.
+    #[cfg(feature = "shared-rate-limit")]
+    async fn acquire_shared(&self, shared: &store::SharedState) -> Admission {
+        let limit = &self.shared.limit;
+        let configured = limit.per_second_rate();
+        let mut outage_began = false;
+        loop {
+            let now = Instant::now();
+            let paused = self.pace().paused(now);
+            if let Some(until) = paused {
+                tokio::time::sleep_until(until).await;
+                continue;
+            }
+            match shared.route(now, configured) {
+                store::Route::Store => {
+                    let charge = self.pace().charge(limit, now);
+                    match shared.reserve(charge).await {
+                        Ok(reserved) => {
+                            let send_at = later(Instant::now(), reserved.wait);
+                            self.pace().set_ceiling(limit, f64::INFINITY);
+                            tokio::time::sleep_until(send_at).await;
+                            // A 429 meanwhile: its pause holds this request too (the slot
+                            // reserved is spent).
+                            let paused = self.pace().paused(Instant::now());
+                            if let Some(until) = paused {
+                                tokio::time::sleep_until(until).await;
+                            }
+                            let generation = {
+                                let mut pace = self.pace();
+                                pace.last_admitted = Some(Instant::now());
+                                pace.generation
+                            };
+                            self.shared.admitted.fetch_add(1, Ordering::Relaxed);
+                            return Admission {
+                                generation,
+                                store_outage_began: outage_began,
+                            };
+                        }
+                        Err(reason) => {
+                            outage_began |= shared.failed(Instant::now(), &reason, configured);
+                        }
+                    }
+                }
+                store::Route::Local { ceiling } => {
+                    let admitted = {
+                        let mut pace = self.pace();
+                        pace.set_ceiling(limit, ceiling);
+                        pace.admit(limit, now)
+                    };
+                    match admitted {
+                        Ok(generation) => {
+                            shared.admitted_locally();
+                            self.shared.admitted.fetch_add(1, Ordering::Relaxed);
+                            return Admission {
+                                generation,
+                                store_outage_began: outage_began,
+                            };
+                        }
+                        Err(slot) => tokio::time::sleep_until(slot).await,
+                    }
+                }
+            }
+        }
+    }
+
     /// Admits a request now if the budget allows it, without waiting (and without regard to
-    /// callers waiting in [`acquire`](Self::acquire): use one or the other).
+    /// callers waiting in [`acquire`](Self::acquire): use one or the other). Decided by the
+    /// local limiter alone, shared store or not: the store is asked only by `acquire`, which is
+    /// what the client calls.
     pub fn try_acquire(&self) -> Option<Admission> {
         let admitted = self.pace().admit(&self.shared.limit, Instant::now()).ok();
         if admitted.is_some() {
             self.shared.admitted.fetch_add(1, Ordering::Relaxed);
         }
-        admitted.map(|generation| Admission { generation })
+        admitted.map(Admission::new)
     }
 
     /// The service answered 429 to the request admitted as `admission`: every clone holds back
@@ -443,7 +598,7 @@ impl RateLimiter {
         let (rate, paused_until) = {
             let mut pace = self.pace();
             pace.recover(&self.shared.limit, now);
-            (pace.rate, pace.paused_until)
+            (pace.rate.min(pace.ceiling), pace.paused_until)
         };
         RateLimitStatus {
             configured: self.shared.limit,
@@ -496,13 +651,57 @@ fn interval_of(rate: f64) -> Duration {
 }
 
 impl Pace {
-    /// Puts in a limiter for `rate`, keeping one interval of it after the last admission.
+    /// Puts in a limiter for `rate` (at most the ceiling), keeping one interval of it after the
+    /// last admission.
     fn change_rate(&mut self, limit: &RateLimit, rate: f64) {
         self.rate = rate;
-        self.gcra = governor_for(limit, rate);
+        let effective = rate.min(self.ceiling);
+        self.gcra = governor_for(limit, effective);
         self.spaced_until = self
             .last_admitted
-            .map(|last| later(last, interval_of(rate)));
+            .map(|last| later(last, interval_of(effective)));
+    }
+
+    /// Caps the local limiter at `ceiling` requests per second (infinite: no cap).
+    #[cfg(feature = "shared-rate-limit")]
+    fn set_ceiling(&mut self, limit: &RateLimit, ceiling: f64) {
+        if ceiling != self.ceiling {
+            self.ceiling = ceiling;
+            self.change_rate(limit, self.rate);
+        }
+    }
+
+    /// When a 429's pause ends, if it has not yet.
+    #[cfg(feature = "shared-rate-limit")]
+    fn paused(&mut self, now: Instant) -> Option<Instant> {
+        match self.paused_until {
+            Some(until) if now < until => Some(until),
+            _ => {
+                self.paused_until = None;
+                None
+            }
+        }
+    }
+
+    /// What one admission takes of a shared budget at the rate in effect: the configured
+    /// interval and burst at the configured rate; below it (after a 429), one interval of the
+    /// lowered rate and no burst, so a process told 429 slows the whole fleet.
+    #[cfg(feature = "shared-rate-limit")]
+    fn charge(&mut self, limit: &RateLimit, now: Instant) -> store::Charge {
+        self.recover(limit, now);
+        if self.rate >= limit.per_second_rate() {
+            let interval = limit.per / limit.requests.get();
+            let burst = limit.burst_size().min(largest_burst(interval)).max(1);
+            store::Charge {
+                interval,
+                tolerance: interval.saturating_mul(burst - 1).min(MAX_WINDOW),
+            }
+        } else {
+            store::Charge {
+                interval: interval_of(self.rate),
+                tolerance: Duration::ZERO,
+            }
+        }
     }
 
     /// Grows the rate back by a tenth of the configured rate per window since the last change.
@@ -647,6 +846,52 @@ mod tests {
         assert_eq!(limiter.status().current_per_second, 60.0);
         tokio::time::advance(Duration::from_secs(60)).await;
         assert_eq!(limiter.status().current_per_second, 100.0);
+    }
+
+    #[cfg(feature = "shared-rate-limit")]
+    #[tokio::test(start_paused = true)]
+    async fn a_process_told_429_charges_the_shared_budget_its_lowered_interval_without_burst() {
+        let limit = RateLimit::per_second(10).burst(5);
+        let limiter = RateLimiter::new(limit);
+        let now = Instant::now();
+        let charge = limiter.pace().charge(&limit, now);
+        assert_eq!(charge.interval, Duration::from_millis(100));
+        assert_eq!(
+            charge.tolerance,
+            Duration::from_millis(400),
+            "the burst of 5"
+        );
+        let admission = limiter.acquire().await;
+        limiter.throttled(admission, None);
+        let charge = limiter.pace().charge(&limit, Instant::now());
+        assert_eq!(charge.interval, Duration::from_millis(200), "half the rate");
+        assert_eq!(
+            charge.tolerance,
+            Duration::ZERO,
+            "no burst below the configured rate"
+        );
+        tokio::time::advance(Duration::from_secs(60)).await;
+        let charge = limiter.pace().charge(&limit, Instant::now());
+        assert_eq!(charge.interval, Duration::from_millis(100), "recovered");
+    }
+
+    #[cfg(feature = "shared-rate-limit")]
+    #[tokio::test(start_paused = true)]
+    async fn the_local_ceiling_paces_at_the_share_without_a_burst_then_lifts() {
+        let limit = RateLimit::per_second(10).burst(5);
+        let limiter = RateLimiter::new(limit);
+        limiter.pace().set_ceiling(&limit, 2.5);
+        assert_eq!(limiter.status().current_per_second, 2.5);
+        let start = Instant::now();
+        limiter.acquire().await;
+        limiter.acquire().await;
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_millis(400),
+            "one per 1/2.5 s"
+        );
+        limiter.pace().set_ceiling(&limit, f64::INFINITY);
+        assert_eq!(limiter.status().current_per_second, 10.0);
     }
 
     #[tokio::test(start_paused = true)]

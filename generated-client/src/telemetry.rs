@@ -191,6 +191,27 @@ impl CallTelemetry<'_> {
         }
     }
 
+    #[cfg(feature = "shared-rate-limit")]
+    /// The shared rate limit's store stopped answering while this call waited for its turn
+    /// (once per outage): `creditdata.client.rate_limit.store_unavailable` and an event on the
+    /// call's span. Nothing of the store's address.
+    pub(crate) fn rate_limit_store_unavailable(&self) {
+        meter()
+            .u64_counter("creditdata.client.rate_limit.store_unavailable")
+            .with_unit("{outage}")
+            .with_description(
+                "Times the shared rate limit's store stopped answering; the client then paces \
+                 locally at its last known share of the limit.",
+            )
+            .build()
+            .add(1, &self.own_attributes());
+        if let Some(context) = self.context.as_ref().filter(|_| self.recording) {
+            context
+                .span()
+                .add_event("creditdata.rate_limit.store_unavailable", Vec::new());
+        }
+    }
+
     #[cfg(feature = "rate-limit")]
     /// The client's rate limiter admitted an attempt that started waiting at `since`.
     pub(crate) fn rate_limit_waited(&self, since: Instant) {

@@ -42,6 +42,7 @@ mod described;
 mod files;
 mod guard;
 pub mod idp;
+pub mod local_redis;
 mod problem;
 pub mod realism;
 mod redact;

@@ -90,6 +90,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("call_options", 2),
     ("limits", 2),
     ("rate_limit", 2),
+    ("rate_limit::store", 2),
     ("environment", 2),
     ("telemetry", 2),
     ("auth::identity_http", 3),

@@ -47,6 +47,10 @@
 //!
 //! So the peak is a fixed base plus `--concurrency` x ~1.2 MiB, plus the sessions' plans, plus
 //! one source file's decode; it does not grow with a dataset's or a listing's size.
+//!
+//! With a rate-limit store (`--rate-limit-store`), the limit is shared with every process of the
+//! same API client, and [`share`] claims each session through the store before it is exported,
+//! so that workers started with the same filters each export their part.
 
 mod fetch;
 mod interrupt;
@@ -57,11 +61,13 @@ mod plan;
 mod progress;
 mod record;
 mod session;
+mod share;
 mod store;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use creditdata_client::rate_limit::RateLimitStore;
 use creditdata_client::{Client, ClientInfo};
 use futures::StreamExt;
 use serde_json::json;
@@ -115,9 +121,25 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
         .map_err(|e| Failure::Usage(e.0))?;
     tree.remove_leftovers(Path::new(""), false);
     let rate_limit = args.rate_limit;
-    let connection = crate::settings::connect_with(global, |builder| match rate_limit {
-        Some(limit) => builder.rate_limit(limit),
-        None => builder,
+    let store = args
+        .rate_limit_store
+        .as_deref()
+        .map(store_option)
+        .transpose()?;
+    if args.lease_ttl < std::time::Duration::from_secs(1) {
+        return Err(Failure::Usage(
+            "--lease-ttl must be at least 1s (leases are renewed every third of it)".into(),
+        ));
+    }
+    let connection = crate::settings::connect_with(global, |builder| {
+        let builder = match rate_limit {
+            Some(limit) => builder.rate_limit(limit),
+            None => builder,
+        };
+        match store {
+            Some(store) => builder.rate_limit_store(store),
+            None => builder,
+        }
     })?;
     let had_credentials = connection.has_credentials;
     let outcome = export(&connection.client, out, &tree, &args).await;
@@ -184,6 +206,23 @@ async fn export(
     let root = tree.root();
     let started_at = chrono::Utc::now();
     let started = std::time::Instant::now();
+    let store = client
+        .inner()
+        .rate_limiter()
+        .and_then(|limiter| limiter.store());
+    let share = match store {
+        Some((store, namespace)) if !args.no_share_work => Some(
+            share::WorkShare::join(
+                store,
+                namespace,
+                &list::filters_json(&args.filters),
+                tree,
+                args.lease_ttl,
+            )
+            .await?,
+        ),
+        _ => None,
+    };
     let mut index =
         IndexWriter::start(root, started_at, &list::filters_json(&args.filters)).map_err(local)?;
     let progress = Progress::new();
@@ -211,21 +250,42 @@ async fn export(
 
     let sessions =
         list::sessions(client, &args.filters, &progress).take_until(Box::pin(context.stopped()));
+    // With the work shared, each session is claimed through the store before it is exported.
+    let work = match &share {
+        None => sessions
+            .map(|item| {
+                item.map(|session| share::Work {
+                    session,
+                    lease: None,
+                })
+                .map_err(Failure::from)
+            })
+            .boxed_local(),
+        Some(share) => share
+            .claimed(client, Box::pin(sessions), context.stop.subscribe())
+            .boxed_local(),
+    };
     // Enough sessions in flight to keep every permit busy while one session waits on a dataset
     // that lists its files; each holds only its own small manifest.
     let sessions_in_flight = usize::from(args.concurrency).max(2);
-    let mut reports = sessions
+    let mut reports = work
         .map(|item| {
             let context = &context;
+            let share = share.as_ref();
             async move {
-                match item {
-                    Ok(session) => Ok(crate::telemetry::in_span(
-                        "export session",
-                        session::export_session(context, session),
-                    )
-                    .await),
-                    Err(error) => Err(error),
-                }
+                let work = item?;
+                let export = crate::telemetry::in_span(
+                    "export session",
+                    session::export_session(context, work.session),
+                );
+                Ok(match (share, work.lease) {
+                    (Some(share), Some(lease)) => {
+                        share
+                            .run(lease, export, |report| outcome(context, report))
+                            .await
+                    }
+                    _ => Some(export.await),
+                })
             }
         })
         .buffer_unordered(sessions_in_flight);
@@ -247,7 +307,9 @@ async fn export(
             }
         };
         match report {
-            Ok(report) => {
+            // A session whose lease this worker lost: another worker exports it.
+            Ok(None) => {}
+            Ok(Some(report)) => {
                 let id = report.index.id;
                 for failed in &report.failures {
                     notes.add(
@@ -274,9 +336,10 @@ async fn export(
                     context.stop.send_replace(true);
                 }
             }
-            // The search failed (after the client's retries): what is left is unknown.
-            Err(error) => {
-                fatal.get_or_insert(Failure::from(error));
+            // The search failed (after the client's retries), or the store stopped answering:
+            // what is left is unknown.
+            Err(failure) => {
+                fatal.get_or_insert(failure);
                 context.stop.send_replace(true);
             }
         }
@@ -301,6 +364,14 @@ async fn export(
             "admitted": status.admitted,
             "throttled": status.throttled,
             "slowdowns": status.slowdowns,
+            "store": limiter.store_status().map(|store| json!({
+                "store": store.store,
+                "shared": store.shared,
+                "replicasSeen": store.replicas_seen,
+                "outages": store.outages,
+                "sharedAdmissions": store.shared_admissions,
+                "localAdmissions": store.local_admissions,
+            })),
         })
     });
     let tail = json!({
@@ -317,12 +388,42 @@ async fn export(
         elapsed_seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
         totals: &totals,
         rate_limiter,
+        shared_work: share.as_ref().map(share::WorkShare::summary),
     };
+    if let Some(share) = share {
+        share.leave().await;
+    }
     summary.print(out)?;
     match fatal {
         Some(failure) => Err(failure),
         None => summary.outcome(),
     }
+}
+
+/// `--rate-limit-store`: a Redis URL without a password (an option shows in every process
+/// list; the variable is the place for one).
+fn store_option(url: &str) -> Result<RateLimitStore, Failure> {
+    let store = RateLimitStore::redis(url)
+        .map_err(|e| Failure::Usage(format!("--rate-limit-store: {e}")))?;
+    if store.shown_url().contains("[redacted]@") {
+        return Err(Failure::Usage(format!(
+            "--rate-limit-store {store}: a password on the command line shows in every process \
+             list; put the URL in CREDITDATA_RATE_LIMIT_STORE instead"
+        )));
+    }
+    Ok(store)
+}
+
+/// How a claimed session's export ended, for the other workers.
+fn outcome(context: &Context<'_>, report: &record::SessionReport) -> share::Outcome {
+    if context.stopping() && report.fatal.is_none() {
+        return share::Outcome::Interrupted;
+    }
+    share::Outcome::Done(match report.index.state {
+        manifest::SessionState::Complete => "complete",
+        manifest::SessionState::Partial => "partial",
+        manifest::SessionState::Failed => "failed",
+    })
 }
 
 fn local(error: StoreError) -> Failure {

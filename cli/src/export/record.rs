@@ -186,6 +186,8 @@ pub struct RunSummary<'a> {
     pub elapsed_seconds: f64,
     pub totals: &'a Totals,
     pub rate_limiter: Option<Value>,
+    /// The work shared with other workers through the store, when it is.
+    pub shared_work: Option<Value>,
 }
 
 impl RunSummary<'_> {
@@ -199,6 +201,7 @@ impl RunSummary<'_> {
                 "elapsedSeconds": self.elapsed_seconds,
                 "totals": totals.to_json(),
                 "rateLimiter": self.rate_limiter,
+                "sharedWork": self.shared_work,
             }));
         }
         out.text(&crate::table::pairs([

@@ -8,6 +8,7 @@ mod export;
 mod export_crash;
 mod export_trust;
 mod ready;
+mod shared_export;
 mod sign_in;
 mod sign_in_trust;
 mod telemetry;

@@ -289,6 +289,10 @@ impl Client {
                     #[cfg(feature = "opentelemetry")]
                     if let Some(telemetry) = &record.telemetry {
                         telemetry.rate_limit_waited(waiting_since);
+                        #[cfg(feature = "shared-rate-limit")]
+                        if admission.store_outage_began() {
+                            telemetry.rate_limit_store_unavailable();
+                        }
                     }
                     Some(admission)
                 }

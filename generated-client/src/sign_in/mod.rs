@@ -541,6 +541,12 @@ impl SignedInCredentials {
 
     /// Binds the credentials to the service at `base_url`: a stored sign-in recorded for
     /// another origin is refused there.
+    /// The identity provider the sign-in is refreshed at.
+    #[cfg(feature = "shared-rate-limit")]
+    pub(crate) fn provider(&self) -> &IdentityProvider {
+        &self.provider
+    }
+
     pub(crate) fn bind_to(&mut self, base_url: &str) {
         // The builder has validated it; a URL that does not parse binds to itself, which no
         // recorded origin equals.

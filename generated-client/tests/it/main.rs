@@ -20,6 +20,7 @@ mod readme;
 mod request_limits;
 mod retries;
 mod session_datasets;
+mod shared_rate_limit;
 mod sign_in;
 mod sign_in_trust;
 mod source_file;

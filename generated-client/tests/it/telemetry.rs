@@ -373,6 +373,57 @@ async fn a_wait_for_the_rate_limiter_is_a_span_of_its_own_in_the_call() {
     assert!(waits[0].end_time > waits[0].start_time);
 }
 
+#[tokio::test]
+async fn a_shared_rate_limit_store_that_stops_answering_is_a_metric_and_a_span_event_once() {
+    let server = MockServer::start().await;
+    mount_session(&server, session_id()).await;
+    pipeline();
+    // A store nothing listens on: the first call opens the outage, the next ones pace locally.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let store_port = dead.local_addr().unwrap().port();
+    drop(dead);
+    let store = creditdata_client::rate_limit::RateLimitStore::redis(&format!(
+        "redis://:store-pa55@127.0.0.1:{store_port}/0"
+    ))
+    .unwrap();
+    let client = Client::builder()
+        .base_url(server.uri())
+        .bearer_token("static-secret-token")
+        .rate_limit(creditdata_client::rate_limit::RateLimit::per_second(1000).burst(100))
+        .rate_limit_store(store)
+        .rate_limit_name("telemetry-test")
+        .build()
+        .unwrap();
+    let port = port_of(&server);
+    let name = "creditdata.client.rate_limit.store_unavailable";
+    let (_, before) = points_at(name, port);
+    let (first, result) = traced(client.get_session().session_id(session_id()).call()).await;
+    result.unwrap();
+    let (second, result) = traced(client.get_session().session_id(session_id()).call()).await;
+    result.unwrap();
+    let spans = spans_of(first);
+    let (call, _) = call_and_attempts(&spans);
+    let events: Vec<_> = call
+        .events
+        .iter()
+        .filter(|event| event.name == name.replace("client.", "").as_str())
+        .collect();
+    assert_eq!(events.len(), 1, "{call:#?}");
+    let spans = spans_of(second);
+    let (call, _) = call_and_attempts(&spans);
+    assert!(
+        call.events.is_empty(),
+        "one event for the outage, not one per call: {call:#?}"
+    );
+    let (unit, after) = points_at(name, port);
+    let grew = grown(&before, after);
+    assert_eq!(unit, "{outage}");
+    assert_eq!(grew.len(), 1, "{grew:?}");
+    assert_eq!(grew[0].1, 1.0, "counted once: {grew:?}");
+    let shown = format!("{spans:?} {grew:?}");
+    assert!(!shown.contains("store-pa55"), "{shown}");
+}
+
 /// The data points of metric `name` in the last export, with the metric's unit.
 fn metric_points(exported: &[ResourceMetrics], name: &str) -> (String, Vec<Point>) {
     let last = exported.last().expect("an export");

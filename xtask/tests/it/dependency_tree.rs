@@ -73,6 +73,11 @@ fn one_version_only(name: &str) -> bool {
         name,
         "reqwest" | "hyper" | "hyper-util" | "h2" | "http" | "http-body" | "prost"
     ) || name.starts_with("opentelemetry")
+        // The TLS stack: redis (`rediss://`, issue 26) uses reqwest's rustls, not one of its own.
+        || matches!(
+            name,
+            "rustls" | "tokio-rustls" | "rustls-native-certs" | "rustls-pki-types" | "rustls-webpki"
+        )
 }
 
 /// The crates present in more than one version in `package`'s normal dependencies, with
@@ -126,5 +131,39 @@ fn the_otlp_exporter_uses_the_workspaces_reqwest_and_no_grpc_stack() {
     }
     for absent in ["tonic", "ureq", "isahc", "surf"] {
         assert!(!crates.contains(absent), "{absent} in the CLI's tree");
+    }
+}
+
+#[test]
+fn redis_is_in_the_client_only_with_its_feature_and_brings_no_second_tls_stack() {
+    let default = names(&cargo_tree(&[
+        "--offline",
+        "-e",
+        "normal",
+        "-p",
+        "creditdata-client",
+    ]));
+    assert!(
+        !default.contains("redis"),
+        "the client's default build has redis in its tree"
+    );
+    let shared = names(&cargo_tree(&[
+        "--offline",
+        "-e",
+        "normal",
+        "-p",
+        "creditdata-client",
+        "--features",
+        "shared-rate-limit",
+    ]));
+    // Not vacuous: the feature brings it, with rustls for `rediss://`.
+    for present in ["redis", "rustls", "tokio-rustls"] {
+        assert!(shared.contains(present), "{present} with shared-rate-limit");
+    }
+    for absent in ["native-tls", "openssl", "tokio-native-tls", "ring"] {
+        assert!(
+            !shared.contains(absent),
+            "{absent} in the client's tree with shared-rate-limit: a second TLS stack"
+        );
     }
 }
