@@ -171,9 +171,9 @@ fn skipped_steps(args: &CiArgs) -> Vec<String> {
 const NEXTEST_PROFILE: &str = "ci";
 
 /// How long the doctests may take, compiling included, before they count as hung: nextest does
-/// not run doctests, so their bound is this one, on the whole command (they took 2-3 minutes
-/// on a loaded 2-core machine: BENCHMARKS.md, "A test run that cannot hang").
-const DOCTEST_LIMIT: Duration = Duration::from_secs(20 * 60);
+/// not run doctests, so their bound is this one, on the whole command (what they take on a
+/// loaded 2-core machine: BENCHMARKS.md, "A test run that cannot hang").
+const DOCTEST_LIMIT: Duration = Duration::from_secs(10 * 60);
 
 /// The `test` step: every test of the workspace under cargo-nextest with the [`NEXTEST_PROFILE`]
 /// profile, then the doctests (`cargo test --doc`, which nextest cannot run) within
