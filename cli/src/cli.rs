@@ -105,8 +105,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Options that apply to every command (also accepted after the command name).
+/// Options that apply to every command (also accepted after the command name). Every
+/// command's help lists them under a heading of their own, after the command's options.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Base URL of the service [env: CREDITDATA_BASE_URL].
     #[arg(
@@ -392,9 +394,6 @@ pub struct ExportArgs {
     /// directory resumes: files verified against the manifest are kept, the rest fetched.
     #[arg(long = "out", short = 'o', value_name = "DIR")]
     pub out: PathBuf,
-    /// Which sessions: the filters of `sessions list`.
-    #[command(flatten)]
-    pub filters: ListArgs,
     /// Requests in flight at once, across all sessions.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64), value_name = "N")]
     pub concurrency: u16,
@@ -431,6 +430,10 @@ pub struct ExportArgs {
     /// otherwise).
     #[arg(long)]
     pub include_deprecated: bool,
+    /// Which sessions: the filters of `sessions list` (last: `--help` lists them under a
+    /// heading of their own, after export's own options).
+    #[command(flatten, next_help_heading = "Which sessions")]
+    pub filters: ListArgs,
 }
 
 /// `customerProgressStatus` values, as typed on the command line.
@@ -621,11 +624,106 @@ fn parse_date(text: &str) -> Result<NaiveDate, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use clap::{Args, CommandFactory};
 
     #[test]
     fn the_command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The sections of a long help text: each heading (`Options:`) with the long flags listed
+    /// under it.
+    fn help_sections(help: &str) -> Vec<(String, Vec<String>)> {
+        let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+        for line in help.lines() {
+            if !line.starts_with(' ') && line.ends_with(':') {
+                sections.push((line.trim_end_matches(':').to_string(), Vec::new()));
+            } else if let Some((_, flags)) = sections.last_mut() {
+                // `  -o, --out <DIR>` or `      --base-url <URL>`: an argument's own line.
+                let trimmed = line.trim_start();
+                let flag = trimmed
+                    .split([',', ' '])
+                    .find(|word| word.starts_with("--"))
+                    .map(|word| word.trim_end_matches("..."))
+                    .filter(|_| trimmed.starts_with('-') && line.len() - trimmed.len() <= 6);
+                flags.extend(flag.map(str::to_string));
+            }
+        }
+        sections
+    }
+
+    fn long_flags(arguments: impl Iterator<Item = clap::Arg>) -> Vec<String> {
+        arguments
+            .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
+            .collect()
+    }
+
+    #[test]
+    fn export_help_shows_its_own_options_apart_from_the_global_ones() {
+        let mut cli = Cli::command();
+        cli.build();
+        let global = long_flags(cli.get_arguments().filter(|a| a.is_global_set()).cloned());
+        assert!(global.contains(&"--base-url".to_string()), "{global:?}");
+        let export = cli
+            .find_subcommand_mut("export")
+            .expect("an export command");
+        let help = export.render_long_help().to_string();
+        let own = long_flags(
+            ExportArgs::augment_args(clap::Command::new("export"))
+                .get_arguments()
+                .cloned(),
+        );
+        let sections = help_sections(&help);
+        let global_sections: Vec<&(String, Vec<String>)> = sections
+            .iter()
+            .filter(|(_, flags)| flags.iter().any(|f| global.contains(f)))
+            .collect();
+        assert_eq!(
+            global_sections.len(),
+            1,
+            "the global options are under one heading of their own:\n{help}"
+        );
+        let (heading, listed) = global_sections[0];
+        assert_eq!(heading, "Global options", "{help}");
+        assert_eq!(
+            listed.iter().filter(|f| *f != "--help").collect::<Vec<_>>(),
+            global.iter().collect::<Vec<_>>(),
+            "every global option, and only those, under {heading}:\n{help}"
+        );
+        let shown_elsewhere: Vec<&String> = sections
+            .iter()
+            .filter(|(h, _)| h != heading)
+            .flat_map(|(_, flags)| flags)
+            .collect();
+        for flag in &own {
+            assert!(
+                shown_elsewhere.contains(&flag),
+                "export's own {flag} is not listed apart from the global options:\n{help}"
+            );
+        }
+        // Its options proper come first, under `Options`, the session filters after them.
+        let filters = long_flags(
+            ListArgs::augment_args(clap::Command::new("list"))
+                .get_arguments()
+                .cloned(),
+        );
+        let options = &sections
+            .iter()
+            .find(|(h, _)| h == "Options")
+            .unwrap_or_else(|| panic!("no Options heading:\n{help}"))
+            .1;
+        for flag in own.iter().filter(|f| !filters.contains(f)) {
+            assert!(
+                options.contains(flag),
+                "{flag} is not under Options:\n{help}"
+            );
+        }
+        for flag in &filters {
+            assert!(
+                !options.contains(flag),
+                "the filter {flag} is among the options:\n{help}"
+            );
+        }
     }
 
     #[test]

@@ -13,6 +13,10 @@
 // The counting allocator needs `unsafe impl GlobalAlloc`, as `benches/download_memory.rs` does.
 #![allow(unsafe_code)]
 
+// Loopback servers that cannot hang in Drop (`clippy.toml`), shared with the runtime tests.
+#[path = "it/support.rs"]
+mod support;
+
 mod decoding {
     pub mod memory;
     pub mod rehearsal;

@@ -15,7 +15,7 @@ use creditdata_client::Client;
 use creditdata_client::auth::{Credentials, TokenEndpoint};
 use support::*;
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 const CLIENT_SECRET: &str = "cs-7f3a9c1e-secret";
 const ACCESS_TOKEN: &str = "eyJhbGciOiJFUzI1NiJ9.at-5b2d8e4f-token.sig";

@@ -38,8 +38,8 @@ enum Command {
     /// Run schemathesis against the local mock with the effective description: no server
     /// errors, no response that violates the description, no undocumented status code.
     Conformance(conformance::ConformanceArgs),
-    /// Run every check CI runs: formatting, lints, the generated files (check), tests, conformance,
-    /// the quickstart, the consumer app.
+    /// Run every check CI runs, in order; a failed step does not stop the others (the steps:
+    /// `--help`, under `--skip`).
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
     Fetch(fetch::FetchArgs),

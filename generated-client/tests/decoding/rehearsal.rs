@@ -6,10 +6,11 @@
 
 use serde_json::json;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 use super::unions::assert_written_back;
 use crate::release::{Client, types};
+use crate::support::MockServer;
 
 #[tokio::test]
 async fn a_released_polymorphic_member_decodes_every_variant_whole_and_keeps_an_unknown_one() {

@@ -5,9 +5,10 @@
 use creditdata_client::Error;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 use crate::generated::{Client, types};
+use crate::support::MockServer;
 
 /// A client of the test document against a stub answering `GET route` with `body`.
 async fn serving(route: &str, body: &Value) -> (MockServer, Client) {

@@ -9,7 +9,7 @@ use creditdata_client::Error;
 use creditdata_client::auth::{AuthErrorKind, Credentials, TokenEndpoint};
 use secrecy::ExposeSecret as _;
 use wiremock::matchers::{body_string_contains, header, method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 /// A token endpoint handing out `shared-token` slowly, so that every caller arrives while the
 /// one token request is in flight.

@@ -18,7 +18,7 @@ use progenitor_client::{ClientHooks, OperationInfo};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{any, method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, Request, ResponseTemplate};
 
 use crate::support::*;
 

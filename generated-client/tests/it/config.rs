@@ -12,7 +12,7 @@ use futures::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use wiremock::matchers::{header, method};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 fn from_vars(vars: &[(&str, &str)]) -> creditdata_client::Result<ClientBuilder> {
     let vars: HashMap<String, String> = vars

@@ -7,7 +7,9 @@ use creditdata_client::{Client, Error};
 use futures::TryStreamExt;
 use uuid::Uuid;
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION: Uuid = Uuid::from_u128(0x5e55);
 

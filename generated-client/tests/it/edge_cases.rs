@@ -5,7 +5,9 @@ use creditdata_client::{Client, Error};
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 fn session_id() -> Uuid {
     Uuid::parse_str("6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e").unwrap()

@@ -7,7 +7,7 @@ use creditdata_client::types::{CustomerProgressStatus, DataPackage};
 use creditdata_client::{Client, Error};
 use serde_json::json;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 /// A loopback server that answers every `http_method` request with `response`.
 async fn answering(http_method: &str, response: ResponseTemplate) -> MockServer {

@@ -11,9 +11,9 @@ use creditdata_client::types::{
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
-use crate::support::{builder, session_id, session_json};
+use crate::support::{MockServer, builder, session_id, session_json};
 
 /// What a user's code does with a status: a wildcard arm for the values of later releases (and
 /// the ones this version does not know, kept as `Unrecognized`).

@@ -19,6 +19,7 @@ mod readiness;
 mod readme;
 mod request_limits;
 mod retries;
+mod server_drop;
 mod session_datasets;
 mod shared_rate_limit;
 mod sign_in;

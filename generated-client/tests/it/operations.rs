@@ -29,7 +29,9 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::any;
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, Request, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION_ID: Uuid = Uuid::from_u128(0x3f0c9a52_7d1e_4b8a_9c2f_5e6d7a8b9c01);
 const SESSION: &str = "3f0c9a52-7d1e-4b8a-9c2f-5e6d7a8b9c01";

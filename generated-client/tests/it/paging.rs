@@ -10,7 +10,9 @@ use futures::TryStreamExt;
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
+
+use crate::support::MockServer;
 
 fn client(server: &MockServer) -> Client {
     crate::support::plain_client(&server.uri())

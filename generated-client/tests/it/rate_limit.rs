@@ -9,9 +9,9 @@ use creditdata_client::ClientBuilder;
 use creditdata_client::rate_limit::{RateLimit, RateLimiter};
 use tokio::time::Instant;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
-use crate::support::{builder, fast_retries, mount_session, session_id, session_path};
+use crate::support::{MockServer, builder, fast_retries, mount_session, session_id, session_path};
 
 #[tokio::test(start_paused = true)]
 async fn clones_draw_from_one_budget() {

@@ -327,7 +327,9 @@ fn answered(dataset: Dataset) -> serde_json::Value {
 #[tokio::test]
 async fn the_waiter_reads_again_only_what_is_pending_or_failed_transiently() {
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer as Wiremock, ResponseTemplate};
+    use wiremock::{Mock, ResponseTemplate};
+
+    use crate::support::MockServer as Wiremock;
 
     let id = Uuid::from_u128(0xda7a);
     let server = Wiremock::start().await;
@@ -403,7 +405,9 @@ async fn the_waiter_reads_again_only_what_is_pending_or_failed_transiently() {
 #[tokio::test]
 async fn datasets_that_all_answer_404_of_a_session_that_exists_keep_their_errors() {
     use wiremock::matchers::{method, path, path_regex};
-    use wiremock::{Mock, MockServer as Wiremock, ResponseTemplate};
+    use wiremock::{Mock, ResponseTemplate};
+
+    use crate::support::MockServer as Wiremock;
 
     let id = Uuid::from_u128(0x404);
     let server = Wiremock::start().await;

@@ -1,6 +1,7 @@
-//! The READMEs' Rust: `generated-client/README.md` is the crate's front page, so rustdoc
-//! compiles its snippets; the workspace README repeats its example, which must stay a verbatim
-//! copy. Neither may use rustdoc's hidden lines (`# ...`), which a forge would show as is.
+//! The READMEs' Rust: `generated-client/README.md` is the crate's front page, and
+//! `docs/readme-snippets` compiles every README's blocks as a user pastes them; the workspace
+//! README repeats the crate's example, which must stay a verbatim copy. Neither may use
+//! rustdoc's hidden lines (`# ...`), which a forge would show as is.
 
 const CRATE_README: &str = include_str!("../../README.md");
 const WORKSPACE_README: &str = include_str!("../../../README.md");

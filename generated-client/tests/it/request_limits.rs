@@ -11,7 +11,9 @@ use creditdata_client::{Client, Error};
 use serde_json::json;
 use uuid::Uuid;
 use wiremock::matchers::any;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION_ID: &str = "6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e";
 

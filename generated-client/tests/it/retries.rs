@@ -8,7 +8,7 @@ use crate::support::*;
 use creditdata_client::retry::RetryPolicy;
 use creditdata_client::{Client, Error};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 /// Answers `status` (with `retry_after`, if any) to the first `times` GETs of the session,
 /// then the session.
@@ -286,10 +286,10 @@ async fn a_post_reaches_a_server_that_starts_listening_after_the_first_attempt()
     while !captured.text().contains("retrying") {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let server = MockServer::builder()
-        .listener(std::net::TcpListener::bind(address).unwrap())
-        .start()
-        .await;
+    let server = MockServer::start_from(
+        wiremock::MockServer::builder().listener(std::net::TcpListener::bind(address).unwrap()),
+    )
+    .await;
     Mock::given(method("POST"))
         .and(path("/v1/sessions"))
         .respond_with(ResponseTemplate::new(201).set_body_json(session_json(session_id())))

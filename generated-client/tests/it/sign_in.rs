@@ -588,7 +588,7 @@ async fn access_token_refreshes_an_expired_token_once_for_many_callers_without_c
 {
     let (mock, provider, original, store) = signed_in_and_expired().await;
     // The service is elsewhere, and counts what reaches it: nothing should.
-    let api = wiremock::MockServer::start().await;
+    let api = crate::support::MockServer::start().await;
     let client = Client::builder()
         .base_url(api.uri())
         .signed_in(store.clone(), provider)
@@ -758,7 +758,7 @@ pub(crate) fn now() -> u64 {
 }
 
 /// A wiremock identity provider: discovery and JWKS (the key `kid-1`).
-async fn hostile_provider(key: &TestKey) -> (wiremock::MockServer, String) {
+async fn hostile_provider(key: &TestKey) -> (crate::support::MockServer, String) {
     hostile_provider_announcing_iss(key, false).await
 }
 
@@ -767,8 +767,8 @@ async fn hostile_provider(key: &TestKey) -> (wiremock::MockServer, String) {
 async fn hostile_provider_announcing_iss(
     key: &TestKey,
     iss_supported: bool,
-) -> (wiremock::MockServer, String) {
-    let server = wiremock::MockServer::start().await;
+) -> (crate::support::MockServer, String) {
+    let server = crate::support::MockServer::start().await;
     let issuer = format!("{}{WIREMOCK_REALM}", server.uri());
     Mock::given(method("GET"))
         .and(path(format!(
@@ -948,7 +948,7 @@ async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
         ))
         .mount(&server)
         .await;
-    let api = wiremock::MockServer::start().await;
+    let api = crate::support::MockServer::start().await;
     let provider = IdentityProvider::new(&issuer, CLIENT_ID).expect("provider");
     let stored = StoredSignIn {
         issuer: issuer.clone(),
@@ -1004,7 +1004,7 @@ async fn a_refused_refresh_token_is_asked_once_not_once_per_call() {
 
 #[tokio::test]
 async fn identity_provider_requests_never_follow_redirects_and_are_bounded() {
-    let server = wiremock::MockServer::start().await;
+    let server = crate::support::MockServer::start().await;
     let issuer = format!("{}{WIREMOCK_REALM}", server.uri());
     Mock::given(method("GET"))
         .and(path(format!(

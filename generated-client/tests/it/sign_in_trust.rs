@@ -27,7 +27,7 @@ async fn item_2_a_token_goes_only_to_the_origin_recorded_at_sign_in() {
     let store = Arc::new(MemoryTokenStore::with(stored));
 
     // Another host named by a changed setting gets nothing, not even a request.
-    let elsewhere = wiremock::MockServer::start().await;
+    let elsewhere = crate::support::MockServer::start().await;
     let client = Client::builder()
         .base_url(elsewhere.uri())
         .signed_in(store.clone(), provider.clone())
@@ -124,7 +124,7 @@ async fn item_5_a_crowd_of_idle_local_connections_cannot_lose_the_browsers_redir
 #[tokio::test]
 async fn item_11_a_provider_with_a_slash_userinfo_names_and_no_refresh_token() {
     let key = test_key("kid-1");
-    let server = wiremock::MockServer::start().await;
+    let server = crate::support::MockServer::start().await;
     let issuer = format!("{}/t/", server.uri());
     Mock::given(method("GET"))
         .and(path("/t/.well-known/openid-configuration"))
@@ -205,7 +205,7 @@ async fn item_10_sign_out_reports_only_what_the_provider_confirmed() {
 
     // A provider that answers the end-session request with a confirmation page, and offers no
     // revocation: nothing was confirmed, and the report says so.
-    let server = wiremock::MockServer::start().await;
+    let server = crate::support::MockServer::start().await;
     let issuer = format!("{}/t", server.uri());
     Mock::given(method("GET"))
         .and(path("/t/.well-known/openid-configuration"))

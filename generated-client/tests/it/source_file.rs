@@ -5,7 +5,9 @@ use creditdata_client::{Client, Error};
 use serde_json::json;
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION: Uuid = Uuid::from_u128(0x5e55);
 const FILE: Uuid = Uuid::from_u128(0xf11e);

@@ -5,7 +5,9 @@ use creditdata_client::{Client, Error};
 use futures::{StreamExt, TryStreamExt};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION: Uuid = Uuid::from_u128(0xabc);
 

@@ -3,8 +3,12 @@
 
 #![allow(dead_code)]
 
+use std::future::Future;
 use std::io;
+use std::ops::Deref;
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Waker};
 use std::time::Duration;
 
 use creditdata_client::retry::RetryPolicy;
@@ -12,7 +16,66 @@ use creditdata_client::{Client, ClientBuilder, Error};
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+/// wiremock's loopback server, ended so that it cannot hang: every test starts its server
+/// through this, never through `wiremock::MockServer` itself (`clippy.toml` refuses that).
+///
+/// wiremock verifies a server's expectations in `Drop`, blocking on tokio's `RwLock` with
+/// `futures::executor::block_on`. Dropped by a task that has spent tokio's cooperative budget
+/// (1,000 ready `JoinHandle`s awaited in a row do), that lock answers `Pending` and wakes the
+/// waiter at once, for ever: the budget is refilled only when the task yields to its runtime,
+/// which a blocking wait never does (issue 28: a test spun at 100 % CPU for 15 minutes after its
+/// assertions passed). This drops the server with the budget lifted
+/// (`tokio::task::coop::unconstrained`), so the verification runs to its end as it would
+/// outside a runtime, and unmet expectations still fail the test with wiremock's message.
+pub struct MockServer(Option<wiremock::MockServer>);
+
+impl MockServer {
+    /// A server on `127.0.0.1`, on a port of its own (wiremock's pool).
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the one place a server starts: its Drop is this type's"
+    )]
+    pub async fn start() -> MockServer {
+        MockServer(Some(wiremock::MockServer::start().await))
+    }
+
+    /// A server built as `builder` says (a given listener, say).
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the one place a built server starts: its Drop is this type's"
+    )]
+    pub async fn start_from(builder: wiremock::MockServerBuilder) -> MockServer {
+        MockServer(Some(builder.start().await))
+    }
+}
+
+impl Deref for MockServer {
+    type Target = wiremock::MockServer;
+
+    fn deref(&self) -> &wiremock::MockServer {
+        self.0.as_ref().expect("the server is taken only by Drop")
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        let Some(server) = self.0.take() else { return };
+        // The async block has no await: its first poll drops the server (and runs wiremock's
+        // verification) under an unconstrained budget, and completes. No waker is needed.
+        let mut ending = pin!(tokio::task::coop::unconstrained(
+            async move { drop(server) }
+        ));
+        let ended = ending
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()));
+        debug_assert!(
+            ended.is_ready(),
+            "an async block without await completes at once"
+        );
+    }
+}
 
 /// The token endpoint path of a Keycloak-style issuer.
 pub const TOKEN_PATH: &str = "/realms/consumer/protocol/openid-connect/token";

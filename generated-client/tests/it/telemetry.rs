@@ -21,10 +21,10 @@ use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMete
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 use crate::support::{
-    TOKEN_PATH, fast_retries, mount_session, session_id, session_path, token_response,
+    MockServer, TOKEN_PATH, fast_retries, mount_session, session_id, session_path, token_response,
 };
 
 struct Pipeline {

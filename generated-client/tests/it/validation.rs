@@ -128,8 +128,8 @@ fn a_bad_country_code_names_its_member_or_parameter() {
     assert_eq!(message, "countryCode is required");
 }
 
-async fn counting_client() -> (wiremock::MockServer, Client) {
-    let server = wiremock::MockServer::start().await;
+async fn counting_client() -> (crate::support::MockServer, Client) {
+    let server = crate::support::MockServer::start().await;
     wiremock::Mock::given(any())
         .respond_with(ResponseTemplate::new(500))
         .mount(&server)

@@ -8,7 +8,9 @@ use creditdata_client::{Client, Error};
 use serde_json::{Value, json};
 use uuid::Uuid;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::MockServer;
 
 const SESSION: Uuid = Uuid::from_u128(0x3a17);
 
@@ -130,10 +132,10 @@ async fn the_deadline_ends_the_wait_with_the_last_status() {
         debug.contains(&SESSION.to_string()) && !debug.contains("@example"),
         "{debug}"
     );
-    assert!(
-        polls(&server).await >= 2,
-        "polled more than once before giving up"
-    );
+    // The status came from the service. How many polls fit in 60 ms depends on the machine's
+    // load (one loaded CI run fitted only one): that polling goes on until an answer or the
+    // deadline is `returns_the_session_once_the_customer_has_completed`'s to show.
+    assert!(polls(&server).await >= 1);
 }
 
 #[tokio::test]

@@ -5,5 +5,6 @@ mod dependency_tree;
 mod drift;
 mod fetch;
 mod overlay_apply;
+mod readme_snippets;
 mod regen;
 mod support;

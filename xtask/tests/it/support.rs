@@ -38,7 +38,13 @@ pub fn text(bytes: &[u8]) -> String {
 
 /// Serves `routes` (path, query ignored → body, 200) on 127.0.0.1, 404 for anything else;
 /// returns the base URL. The server runs on a runtime of its own thread for the rest of the test
-/// process (the xtask under test is a blocking child process).
+/// process (the xtask under test is a blocking child process). It is never dropped, so
+/// wiremock's verification in `Drop`, which can spin inside a runtime (docs/traps.md), never
+/// runs.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "never dropped: the server waits on `pending()` until the process ends"
+)]
 pub fn serve(routes: Vec<(&'static str, Vec<u8>)>) -> String {
     let (base_tx, base_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
