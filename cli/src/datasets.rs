@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use clap::builder::PossibleValue;
 use creditdata_client::Client;
 use creditdata_client::operation::OperationMeta;
-use creditdata_client::session_datasets::Dataset;
+use creditdata_client::session_datasets::{Dataset, Gate};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
@@ -68,7 +68,8 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
         DatasetsCommand::All {
             id,
             include_deprecated,
-        } => all(client, out, id, include_deprecated).await,
+            gate,
+        } => all(client, out, id, include_deprecated, gate.gate()).await,
         DatasetsCommand::Images {
             id,
             verification_id,
@@ -103,6 +104,7 @@ async fn all(
     out: Output,
     id: Uuid,
     include_deprecated: bool,
+    gate: Gate,
 ) -> Result<(), Failure> {
     if include_deprecated {
         Dataset::ALL.into_iter().for_each(warn_deprecated);
@@ -110,6 +112,7 @@ async fn all(
     let read = client
         .session_datasets(id)
         .include_deprecated(include_deprecated)
+        .gate(gate)
         .await?;
     let mut all = Map::new();
     let mut failed = Vec::new();
@@ -145,6 +148,7 @@ async fn all(
     }
     let readiness = read.readiness();
     crate::readiness::note_providers(&readiness);
+    crate::readiness::note_outside_gate(&read, &readiness);
     if !failed.is_empty() {
         return Err(Failure::Partial(format!(
             "{} of the session's datasets could not be read (see the warnings above)",

@@ -118,7 +118,11 @@ pub fn generate(
     forward_compatible::non_exhaustive_types(&mut file)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
-    lean_requests::lean_requests(&mut file)?;
+    let api_versions = crate::behaviour::api_versions(effective)
+        .into_iter()
+        .map(|(id, version)| (id.to_upper_camel_case(), version))
+        .collect();
+    lean_requests::lean_requests(&mut file, &api_versions)?;
     field_messages::name_fields(&mut file, effective)?;
     allow_generated_lints(&mut file);
 

@@ -7,7 +7,8 @@
 //! memory at a time, to write to a file and read back with a streaming parser
 //! ([`Dataset::readiness_properties`] says where the providers' statuses are).
 //!
-//! It is the same call as the typed one (`GET` of the dataset's path, the same headers) and goes
+//! It is the same call as the typed one (`GET` of the dataset's path, the same headers: the
+//! `api-version` its operation was generated with, [`Dataset::api_version`]) and goes
 //! through the same loop: the client's token, retries, rate limiter, span and error capture.
 //! What differs is the success body: not held, so neither
 //! [`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body) nor the
@@ -44,7 +45,7 @@ impl Client {
             .header(ACCEPT, HeaderValue::from_static("application/json"))
             .header(
                 HeaderName::from_static("api-version"),
-                HeaderValue::from_static(Client::api_version()),
+                HeaderValue::from_static(dataset.api_version()),
             )
             .build()
             .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;

@@ -168,10 +168,7 @@ mod tests {
     #[test]
     fn only_session_paths_name_a_session() {
         let id = Uuid::from_u128(7);
-        assert_eq!(
-            session_of(&format!("/v1/sessions/{id}/scores")),
-            Some(id)
-        );
+        assert_eq!(session_of(&format!("/v1/sessions/{id}/scores")), Some(id));
         assert_eq!(session_of(&format!("/v1/sessions/{id}")), Some(id));
         assert_eq!(session_of("/v1/sessions"), None);
         assert_eq!(session_of("/v1/sessions/not-an-id/scores"), None);

@@ -107,7 +107,12 @@ fn shown(decision: &Decision) -> String {
         if decision.cites.is_empty() {
             "no dataset".to_string()
         } else {
-            decision.cites.iter().cloned().collect::<Vec<_>>().join(", ")
+            decision
+                .cites
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     )
 }
@@ -281,8 +286,10 @@ header\t2\tGET /v1/sessions/{sessionId}/scores\t1.0
         let found = compare(&before, &after);
         assert_eq!(
             found.differences,
-            ["session 2: GET /v1/sessions/{sessionId}/scores sent api-version 1.0 before the \
-              release, 1.1 after"]
+            [
+                "session 2: GET /v1/sessions/{sessionId}/scores sent api-version 1.0 before the \
+              release, 1.1 after"
+            ]
         );
         assert_eq!(
             found.notes,

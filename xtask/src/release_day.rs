@@ -31,8 +31,8 @@ use creditdata_codegen::overlay::{self, ApplyOptions};
 use serde_json::Value;
 
 use crate::mock::{MockOptions, MockProcess, build_mock, random_secret};
-use crate::{build_seed, decisions};
 use crate::regen::workspace_root;
+use crate::{build_seed, decisions};
 
 /// The release rehearsed when none is given.
 const DEFAULT_RELEASE: &str = "codegen/tests/data/release-day/1.1-additive.overlay.yaml";

@@ -10,7 +10,7 @@ use std::path::Path;
 use creditdata_client::Error;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::readiness::ProviderStatus;
-use creditdata_client::session_datasets::{Dataset, Readiness, SessionDatasets};
+use creditdata_client::session_datasets::{Dataset, Gate, Readiness, SessionDatasets};
 use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
@@ -111,7 +111,10 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             let streamed = listing_files.iter().map(|file| file.dataset);
             match read_datasets(context, id, streamed).await {
                 Ok(read) => {
+                    // "complete" is judged on the default gate; each dataset's own record on
+                    // what its answer says, gated or not (a dataset a release added included).
                     let mut readiness = read.readiness();
+                    let mut every = read.readiness_of(Gate::Every);
                     // The typed answers are dropped before their JSON is rendered to bytes.
                     let all = read.to_json();
                     drop(read);
@@ -127,6 +130,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
                     let listings: Vec<_> = listing_files.into_iter().zip(results).collect();
                     for (file, result) in &listings {
                         readiness.replace(file.dataset, statuses_of(file.dataset, result));
+                        every.replace(file.dataset, statuses_of(file.dataset, result));
                     }
                     run.note_readiness(&readiness);
                     for (dataset, result) in all {
@@ -134,7 +138,7 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
                             continue;
                         };
                         run.readiness
-                            .insert(file.key.clone(), DatasetReadiness::of(dataset, &readiness));
+                            .insert(file.key.clone(), DatasetReadiness::of(dataset, &every));
                         run.listings.plan(&file.key);
                         let content = match result.map(|value| serde_json::to_vec_pretty(&value)) {
                             Ok(Ok(content)) => content,
@@ -158,10 +162,8 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
                         queue.push_back((file.with_content(content), earlier));
                     }
                     for (file, result) in listings {
-                        run.readiness.insert(
-                            file.key.clone(),
-                            DatasetReadiness::of(file.dataset, &readiness),
-                        );
+                        run.readiness
+                            .insert(file.key.clone(), DatasetReadiness::of(file.dataset, &every));
                         run.listings.plan(&file.key);
                         match result {
                             Ok(obtained) => {

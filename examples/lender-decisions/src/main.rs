@@ -18,15 +18,24 @@ use creditdata_client::session_datasets::SessionDatasets;
 /// started with the same seed is the same person with the same data.
 const SUBJECTS: [(&str, &[(&str, &[&str])]); 12] = [
     ("ada@example.com", &[("GBR", &["SCORE", "CREDIT_HISTORY"])]),
-    ("bruno@example.com", &[("DEU", &["SCORE", "CREDIT_HISTORY"])]),
+    (
+        "bruno@example.com",
+        &[("DEU", &["SCORE", "CREDIT_HISTORY"])],
+    ),
     (
         "carla@example.com",
         &[("FIN", &["SCORE", "CREDIT_HISTORY", "IDENTIFICATION"])],
     ),
     ("dag@example.com", &[("SWE", &["SCORE", "CREDIT_HISTORY"])]),
     ("edith@example.com", &[("GBR", &["SCORE"])]),
-    ("fedor@example.com", &[("EST", &["SCORE", "CREDIT_HISTORY"])]),
-    ("greta@example.com", &[("POL", &["SCORE", "CREDIT_HISTORY"])]),
+    (
+        "fedor@example.com",
+        &[("EST", &["SCORE", "CREDIT_HISTORY"])],
+    ),
+    (
+        "greta@example.com",
+        &[("POL", &["SCORE", "CREDIT_HISTORY"])],
+    ),
     (
         "hugo@example.com",
         &[(
@@ -98,7 +107,10 @@ async fn main() -> anyhow::Result<()> {
             .await
             .context("playing the customer through the mock")?;
         if !completed.status().is_success() {
-            bail!("the mock refused to complete the session: {}", completed.status());
+            bail!(
+                "the mock refused to complete the session: {}",
+                completed.status()
+            );
         }
         sessions.push(created.id);
     }
@@ -203,7 +215,9 @@ fn on_data(datasets: &SessionDatasets) -> Decision {
         .flatten()
         .filter(|score| score.type_.as_str() == "PROBABILITY_OF_DEFAULT")
         .filter_map(|score| score.normalized_value.as_deref()?.parse::<f64>().ok())
-        .fold(None, |worst: Option<f64>, p| Some(worst.map_or(p, |w| w.max(p))));
+        .fold(None, |worst: Option<f64>, p| {
+            Some(worst.map_or(p, |w| w.max(p)))
+        });
     let negatives = datasets
         .negative_tradelines
         .as_ref()

@@ -755,9 +755,7 @@ async fn ids_and_scores(harness: &Harness) -> Vec<(String, Value)> {
             .await;
         let id = session["id"].as_str().expect("id").to_owned();
         harness.complete(&id).await;
-        let (_, scores) = harness
-            .get_json(&format!("/v1/sessions/{id}/scores"))
-            .await;
+        let (_, scores) = harness.get_json(&format!("/v1/sessions/{id}/scores")).await;
         out.push((id, scores["scores"].clone()));
     }
     out
@@ -803,8 +801,14 @@ async fn the_api_version_of_each_operations_requests_is_reported_per_session() {
         }
         async move { request.send().await.expect("request").status().as_u16() }
     };
-    assert_eq!(send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await, 200);
-    assert_eq!(send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await, 200);
+    assert_eq!(
+        send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await,
+        200
+    );
+    assert_eq!(
+        send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await,
+        200
+    );
     assert_eq!(send(format!("/v1/sessions/{id}"), Some("1.1")).await, 200);
     assert_eq!(send(format!("/v1/sessions/{id}/metrics"), None).await, 200);
     // A request that is not answered, or about no session, is not counted.

@@ -169,13 +169,9 @@ async fn a_new_dataset_lists_only_providers_of_the_packages_the_session_requeste
             .await;
         let id = session["id"].as_str().expect("id");
         harness.complete(id).await;
-        let (status, described) = harness
-            .get_json(&DATASET.replace("{sessionId}", id))
-            .await;
+        let (status, described) = harness.get_json(&DATASET.replace("{sessionId}", id)).await;
         assert_eq!(status, 200, "{described}");
-        let (_, scores) = harness
-            .get_json(&format!("/v1/sessions/{id}/scores"))
-            .await;
+        let (_, scores) = harness.get_json(&format!("/v1/sessions/{id}/scores")).await;
         // Exactly the providers of the requested package, each as the hand-written dataset of
         // that package reports it (a failure drawn for one is the same failure everywhere).
         let of = |body: &Value| -> Vec<(String, String)> {
@@ -209,9 +205,7 @@ async fn a_new_dataset_lists_only_providers_of_the_packages_the_session_requeste
         )
         .await;
     let id = session["id"].as_str().expect("id");
-    let (_, waiting) = harness
-        .get_json(&DATASET.replace("{sessionId}", id))
-        .await;
+    let (_, waiting) = harness.get_json(&DATASET.replace("{sessionId}", id)).await;
     let providers = |body: &Value| -> Vec<String> {
         body["sources"]
             .as_array()
