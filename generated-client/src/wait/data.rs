@@ -213,7 +213,10 @@ impl Client {
     /// # async fn f(client: &Client, id: uuid::Uuid) -> Result<()> {
     /// let gate = [Dataset::Scores, Dataset::NegativeTradelines];
     /// match client.wait_for_datasets(id, gate, WaitOptions::default()).await? {
-    ///     DataWait::Ready { datasets, .. } => { /* decide on the scores and tradelines */ # let _ = datasets; }
+    ///     DataWait::Ready { datasets, .. } => {
+    ///         // decide on the scores and the negative tradelines
+    ///         let _ = datasets;
+    ///     }
     ///     other => eprintln!("no decision: {other}"),
     /// }
     /// # Ok(()) }
