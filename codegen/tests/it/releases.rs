@@ -47,26 +47,10 @@ fn pipeline_on(published: &Value) -> Run {
     run_with(published, project_overlays(), true)
 }
 
-/// The frozen overlays with the behaviour pins `cargo xtask regen` writes for the frozen
-/// description (`91-keep-behaviour.overlay.yaml`): the releases are compared as the workspace
-/// regenerates them, each operation keeping its `api-version` and the default gate its
-/// datasets.
+/// The project's overlays as `cargo xtask regen` leaves them: the frozen ones with the
+/// behaviour pins of the frozen description ([`frozen::overlays_with_behaviour_pins`]).
 fn project_overlays() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        for file in pipeline::overlay_files(&frozen::overlays()).unwrap() {
-            std::fs::copy(&file, dir.path().join(file.file_name().unwrap())).unwrap();
-        }
-        let unpinned = run_with(&document::load(&frozen::spec()).unwrap(), dir.path(), false);
-        let file = dir.path().join(diff::keep_behaviour::KEEP_BEHAVIOUR_FILE);
-        let actions =
-            diff::keep_behaviour::missing_pin_actions(&unpinned.outputs.effective).unwrap();
-        let text = diff::keep_behaviour::extended_file(None, &actions, &file).unwrap();
-        std::fs::write(&file, text).unwrap();
-        dir
-    })
-    .path()
+    frozen::overlays_with_behaviour_pins()
 }
 
 /// Runs the pipeline on `published` with the overlays of `overlays`.
