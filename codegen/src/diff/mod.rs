@@ -270,6 +270,23 @@ fn summarize(changes: &[Change]) -> Summary {
 }
 
 impl ChangeReport {
+    /// The report without the behaviour the workspace pins in its overlays (the `api-version`
+    /// each operation sends, the default readiness gate): for a comparison of published
+    /// descriptions without the overlays (`cargo xtask fetch`'s preview), where every
+    /// operation would seem to follow `info.version` and no pin is there to hold it. `drift`
+    /// and `regen` compare with the pins and report what really moves.
+    pub fn without_pinned_behaviour(mut self) -> ChangeReport {
+        self.changes.retain(|c| {
+            !matches!(
+                c.kind,
+                ChangeKind::ReadinessGateWidened | ChangeKind::ReadinessGateNarrowed
+            ) && !(c.kind == ChangeKind::RequestHeaderValueChanged
+                && c.summary.contains("api-version"))
+        });
+        self.summary = summarize(&self.changes);
+        self
+    }
+
     /// Adds the suggested next version of `creditdata-client`, whose current version is
     /// `current` (`MAJOR.MINOR.PATCH`).
     ///
@@ -480,6 +497,28 @@ mod tests {
         let added = compare(&Side::effective(&none), &Side::effective(&a));
         assert_eq!(added.changes[0].from.as_deref(), Some("(none)"));
         assert!(compare(&Side::effective(&a), &Side::effective(&a)).is_empty());
+    }
+
+    #[test]
+    fn a_preview_of_published_descriptions_leaves_the_pinned_behaviour_out() {
+        let a = doc(false, &["A"], false);
+        let mut b = a.clone();
+        b["info"]["version"] = json!("1.1");
+        let report = compare(&Side::effective(&a), &Side::effective(&b));
+        assert!(
+            report
+                .changes
+                .iter()
+                .any(|c| c.kind == ChangeKind::RequestHeaderValueChanged),
+            "without pins the header follows info.version"
+        );
+        let preview = report.without_pinned_behaviour();
+        assert_eq!(
+            kinds(&preview),
+            vec![(ChangeKind::DocumentVersionChanged, Wire::Yes, Source::Yes)]
+        );
+        assert!(!preview.is_breaking());
+        assert_eq!(preview.summary.changes_behaviour, 0);
     }
 
     #[test]
