@@ -277,11 +277,12 @@ impl ChangeReport {
     /// and `regen` compare with the pins and report what really moves.
     pub fn without_pinned_behaviour(mut self) -> ChangeReport {
         self.changes.retain(|c| {
-            !matches!(
-                c.kind,
-                ChangeKind::ReadinessGateWidened | ChangeKind::ReadinessGateNarrowed
-            ) && !(c.kind == ChangeKind::RequestHeaderValueChanged
-                && c.summary.contains("api-version"))
+            let pinned = match c.kind {
+                ChangeKind::ReadinessGateWidened | ChangeKind::ReadinessGateNarrowed => true,
+                ChangeKind::RequestHeaderValueChanged => c.summary.contains("api-version"),
+                _ => false,
+            };
+            !pinned
         });
         self.summary = summarize(&self.changes);
         self
