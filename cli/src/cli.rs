@@ -317,7 +317,10 @@ pub enum SessionsCommand {
     /// answered), or with `--until customer` only until the customer has acted. Exit 0 when
     /// ready (or completed), 7 when every provider answered but some failed or refused (named on
     /// stderr), 5 when the session expired or could not be delivered, 6 when the wait timed out
-    /// (what is still pending is named on stderr).
+    /// (what is still pending is named on stderr). The data waited for and judged is that of
+    /// the datasets named with `--dataset` (the ones your decision uses), of every dataset with
+    /// `--every-dataset`, else of the default gate: the datasets of the API when this client
+    /// was built (a dataset a later release adds is read, not waited for).
     Wait {
         /// The session id.
         id: Uuid,
@@ -336,7 +339,22 @@ pub enum SessionsCommand {
         /// The longest pause between two reads.
         #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
         max_interval: Duration,
+        #[command(flatten)]
+        gate: GateArgs,
     },
+}
+
+/// Which datasets `sessions wait` waits for and `datasets all` judges (exit 7 and 8).
+#[derive(Debug, Clone, Default, Args)]
+pub struct GateArgs {
+    /// Wait for and judge this dataset (repeatable): the datasets your decision uses. A
+    /// provider of any other dataset neither holds the wait nor fails the exit status. Without
+    /// it, the default gate: the datasets of the API when this client was built.
+    #[arg(long = "dataset", value_name = "NAME")]
+    pub datasets: Vec<DatasetArg>,
+    /// Wait for and judge every dataset read, those a later release of the API added included.
+    #[arg(long, conflicts_with = "datasets")]
+    pub every_dataset: bool,
 }
 
 /// What `sessions wait` waits for.
@@ -477,13 +495,17 @@ pub enum DatasetsCommand {
     /// Every JSON dataset of a session, as one object keyed by dataset name: what the service
     /// has now. Providers that have not answered yet (exit 8) or that failed or refused (exit 7)
     /// are named on stderr (dataset, provider, country, status); exit 1 when a dataset could not
-    /// be read.
+    /// be read. Judged on the datasets named with `--dataset`, on every one with
+    /// `--every-dataset`, else on the default gate (the datasets of the API when this client
+    /// was built); every dataset is printed either way.
     All {
         /// The session id.
         id: Uuid,
         /// Also read the datasets the service deprecates.
         #[arg(long)]
         include_deprecated: bool,
+        #[command(flatten)]
+        gate: GateArgs,
     },
     /// The images of one identity verification (ids for `download image`).
     Images {

@@ -7,7 +7,7 @@ use clap::builder::PossibleValue;
 use std::io::Seek;
 
 use creditdata_client::operation::{Operation, OperationMeta};
-use creditdata_client::session_datasets::{Dataset, Readiness};
+use creditdata_client::session_datasets::{Dataset, Gate, Readiness};
 use creditdata_client::{Client, ClientInfo, Error, builder};
 use futures::StreamExt;
 use serde_json::Value;
@@ -168,7 +168,8 @@ pub async fn run(client: &Client, out: Output, command: DatasetsCommand) -> Resu
         DatasetsCommand::All {
             id,
             include_deprecated,
-        } => return all(client, out, id, include_deprecated).await,
+            gate,
+        } => return all(client, out, id, include_deprecated, gate.gate()).await,
         DatasetsCommand::Images {
             id,
             verification_id,
@@ -198,20 +199,25 @@ async fn all(
     out: Output,
     id: Uuid,
     include_deprecated: bool,
+    gate: Gate,
 ) -> Result<(), Failure> {
     if include_deprecated {
         Dataset::ALL.into_iter().for_each(warn_deprecated);
     }
-    let wanted = Dataset::ALL
+    // What `Client::session_datasets` reads for this gate: every dataset the service does not
+    // deprecate, and a deprecated one when asked for or required by the gate (the default
+    // gate keeps one the vendor deprecated after this client was first generated).
+    let wanted: Vec<Dataset> = Dataset::ALL
         .into_iter()
-        .filter(|dataset| include_deprecated || !dataset.deprecated());
+        .filter(|dataset| include_deprecated || !dataset.deprecated() || gate.requires(*dataset))
+        .collect();
     // In order, all at once (about one round trip), as `Client::session_datasets` reads them.
     let reads: Vec<(Dataset, Result<Answer, AnswerFailure>)> = futures::stream::iter(wanted)
         .map(|dataset| async move { (dataset, fetch(client, id, dataset).await) })
         .buffered(creditdata_client::session_datasets::DEFAULT_CONCURRENCY)
         .collect()
         .await;
-    let mut readiness = Readiness::default();
+    let mut readiness = Readiness::new(gate);
     let mut read = Vec::new();
     let mut failed = Vec::new();
     for (dataset, result) in reads {
@@ -223,7 +229,7 @@ async fn all(
             Err(AnswerFailure::Local(message)) => return Err(Failure::Local(message)),
             Err(AnswerFailure::Client(error)) => {
                 readiness.replace(dataset, Err(error.clone()));
-                failed.push((dataset.name(), error));
+                failed.push((dataset, error));
             }
         }
     }
@@ -240,15 +246,24 @@ async fn all(
         }
         return Err(error.clone().into());
     }
-    for (name, error) in &failed {
+    for (dataset, error) in &failed {
         let message = Failure::from(error.clone()).message().unwrap_or_default();
-        crate::terminal::note(&format!("warning: {name}: {message}"));
+        crate::terminal::note(&format!("warning: {}: {message}", dataset.name()));
     }
     out.answers(
         read.iter()
             .map(|(dataset, answer)| (dataset.name(), &answer.spooled.file, answer.spooled.bytes)),
     )?;
     crate::readiness::note_providers(&readiness);
+    crate::readiness::note_outside_gate(&readiness, |dataset| {
+        let mut own = Readiness::new(dataset);
+        if let Some((_, answer)) = read.iter().find(|(other, _)| *other == dataset) {
+            own.replace(dataset, Ok(answer.read.statuses.clone()));
+        } else if let Some((_, error)) = failed.iter().find(|(other, _)| *other == dataset) {
+            own.replace(dataset, Err(error.clone()));
+        }
+        own
+    });
     if !failed.is_empty() {
         return Err(Failure::Partial(format!(
             "{} of the session's datasets could not be read (see the warnings above)",

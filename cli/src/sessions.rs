@@ -2,7 +2,7 @@
 
 use creditdata_client::Client;
 use creditdata_client::paging::SessionFilter;
-use creditdata_client::session_datasets::Readiness;
+use creditdata_client::session_datasets::{Gate, Readiness};
 use creditdata_client::types::{
     CreateSessionRequest, CreateSessionRequestSubjectEmail, CustomerProgressStatus,
     QueryParameterInput, Session, UpdateSessionRequest,
@@ -85,14 +85,20 @@ pub async fn run(client: &Client, out: Output, command: SessionsCommand) -> Resu
             timeout,
             interval,
             max_interval,
+            gate,
         } => {
             let options = WaitOptions::default()
                 .timeout(timeout)
                 .initial_interval(interval)
                 .max_interval(max_interval.max(interval));
             match until {
+                WaitUntil::Customer if gate.is_given() => Err(Failure::Usage(
+                    "--dataset and --every-dataset say which data to wait for: use them with \
+                     --until ready"
+                        .into(),
+                )),
                 WaitUntil::Customer => wait_for_customer(client, out, id, options).await,
-                WaitUntil::Ready => wait_for_data(client, out, id, options).await,
+                WaitUntil::Ready => wait_for_data(client, out, id, options, gate.gate()).await,
             }
         }
     }
@@ -133,8 +139,14 @@ async fn wait_for_data(
     out: Output,
     id: Uuid,
     options: WaitOptions,
+    gate: Gate,
 ) -> Result<(), Failure> {
-    let result = client.wait_for_data(id, options).await?;
+    let result = client.wait_for_datasets(id, gate, options).await?;
+    if let Some(datasets) = result.datasets() {
+        crate::readiness::note_outside_gate(&datasets.readiness(), |dataset| {
+            datasets.readiness_of(dataset)
+        });
+    }
     show_session(out, result.session())?;
     match &result {
         DataWait::Ready { .. } => Ok(()),

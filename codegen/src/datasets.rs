@@ -373,7 +373,21 @@ pub fn generate(
         }
         types.push(ty);
     }
-    let tokens = code(&datasets, &types);
+    let gate = crate::behaviour::default_gate(effective, &datasets);
+    let api_versions = crate::behaviour::api_versions(effective);
+    let behaviour: Vec<(bool, String)> = datasets
+        .iter()
+        .map(|d| {
+            (
+                gate.get(&d.name).copied().unwrap_or(false),
+                api_versions
+                    .get(&d.operation_id)
+                    .cloned()
+                    .unwrap_or_else(|| crate::behaviour::document_version(effective).to_string()),
+            )
+        })
+        .collect();
+    let tokens = code(&datasets, &types, &behaviour);
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| DatasetsError::InvalidCode(e.to_string()))?;
     Ok(format!("{header}\n{}", prettyplease::unparse(&file)))
@@ -392,8 +406,13 @@ fn decodes_json(ty: &syn::Type) -> bool {
     }
 }
 
-/// The Rust code of [`generate`].
-fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
+/// The Rust code of [`generate`]; `behaviour` gives, per dataset, whether it is in the default
+/// readiness gate and the `api-version` its operation sends ([`crate::behaviour`]).
+fn code(
+    datasets: &[SessionDataset],
+    types: &[syn::Type],
+    behaviour: &[(bool, String)],
+) -> TokenStream {
     let count = proc_macro2::Literal::usize_unsuffixed(datasets.len());
     let any_deprecated = datasets.iter().any(|d| d.deprecated);
     // Our own items of a deprecated dataset are `#[deprecated]` too, so that a user reading
@@ -422,10 +441,14 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
     let mut reports_readiness = Vec::new();
     let mut readiness_properties = Vec::new();
     let mut listing_arms = Vec::new();
+    let mut gated_arms = Vec::new();
+    let mut version_arms = Vec::new();
     let mut debugs = Vec::new();
     let mut stores = Vec::new();
-    for (dataset, ty) in datasets.iter().zip(types) {
+    for ((dataset, ty), (gated, api_version)) in datasets.iter().zip(types).zip(behaviour) {
         let variant = format_ident!("{}", dataset.variant());
+        gated_arms.push(quote!(Dataset::#variant => #gated,));
+        version_arms.push(quote!(Dataset::#variant => #api_version,));
         let field = ident(&dataset.field());
         let name = &dataset.name;
         let id = &dataset.operation_id;
@@ -641,6 +664,29 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                 }
             }
 
+            /// Whether the dataset is in the default readiness gate
+            /// ([`Gate::Default`](crate::readiness::Gate::Default)): what
+            /// [`wait_for_data`](crate::Client::wait_for_data) waits for and
+            /// [`Readiness::is_complete`](crate::readiness::Readiness::is_complete) judges when the
+            /// caller does not name datasets. Pinned when the client was first generated
+            /// (`overlays/91-keep-behaviour.overlay.yaml`): a dataset a later release of the API
+            /// adds is read and reported, but not gated, so that code written before it decides
+            /// as it did.
+            pub fn gated_by_default(self) -> bool {
+                match self {
+                    #(#gated_arms)*
+                }
+            }
+
+            /// The `api-version` header its read sends: the version of the API description the
+            /// operation was first generated from (pinned; the service answers a request in the
+            /// version it asks for).
+            pub fn api_version(self) -> &'static str {
+                match self {
+                    #(#version_arms)*
+                }
+            }
+
             /// The entries the dataset's answer lists that other operations take by id
             /// (the attachments, each one's content), as the API description's links say;
             /// `None` for a dataset that lists none. For a reader of the answer's bytes: each
@@ -669,6 +715,10 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
             /// The session read.
             pub session_id: Uuid,
             #(#fields)*
+            /// The datasets [`readiness`](SessionDatasets::readiness) judges: as the read or
+            /// the wait was asked ([`Gate::Default`](crate::readiness::Gate::Default) unless
+            /// the caller named others).
+            pub(crate) gate: crate::readiness::Gate,
         }
 
         #allow_ours
@@ -777,12 +827,13 @@ fn code(datasets: &[SessionDataset], types: &[syn::Type]) -> TokenStream {
                 }
             }
 
-            /// The datasets of `session_id`; a dataset that was not read is an error, a
-            /// deprecated one not read is `None`.
-            pub(crate) fn finish(self, session_id: Uuid) -> SessionDatasets {
+            /// The datasets of `session_id`, judged on `gate`; a dataset that was not read is
+            /// an error, a deprecated one not read is `None`.
+            pub(crate) fn finish(self, session_id: Uuid, gate: crate::readiness::Gate) -> SessionDatasets {
                 SessionDatasets {
                     session_id,
                     #(#finish)*
+                    gate,
                 }
             }
         }

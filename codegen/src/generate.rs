@@ -97,6 +97,8 @@ struct DocOperation {
     path: String,
     deprecated: bool,
     summary: String,
+    /// The `api-version` header it sends (its behaviour pin, else `info.version`).
+    api_version: String,
 }
 
 /// Generates the client code for `effective` (an OpenAPI 3.0 document), opening the enums of
@@ -128,7 +130,11 @@ pub fn generate(
     forward_compatible::non_exhaustive_types(&mut file)?;
     send_json_suffix_types(&mut file, &json_suffix_bodies)?;
     path_segments::checked_path_segments(&mut file)?;
-    lean_requests::lean_requests(&mut file)?;
+    let api_versions = crate::behaviour::api_versions(effective)
+        .into_iter()
+        .map(|(id, version)| (id.to_upper_camel_case(), version))
+        .collect();
+    lean_requests::lean_requests(&mut file, &api_versions)?;
     warnings.extend(
         field_messages::name_fields(&mut file, effective)
             .into_iter()
@@ -216,6 +222,7 @@ fn document_operations(doc: &Value) -> Vec<DocOperation> {
         .filter_map(|op| {
             let operation_id = op.operation.get("operationId").and_then(Value::as_str)?;
             Some(DocOperation {
+                api_version: crate::behaviour::api_version(doc, op.operation).to_string(),
                 operation_id: operation_id.to_string(),
                 method: op.method.to_ascii_uppercase(),
                 path: op.path.to_string(),
@@ -352,6 +359,7 @@ fn operations_module(
     let mut metas = Vec::new();
     let mut impls = Vec::new();
     let mut lookup = Vec::new();
+    let mut versions = Vec::new();
     let mut surface = String::new();
     for (index, op) in operations.iter().enumerate() {
         let builder_name = op.operation_id.to_upper_camel_case();
@@ -392,6 +400,8 @@ fn operations_module(
             }
         });
         lookup.push(quote!(#rust_name => Some(&ALL[#index]),));
+        let api_version = &op.api_version;
+        versions.push(quote!(#id => Some(#api_version),));
         let builder = format_ident!("{builder_name}");
         let (success, error) = (&sig.success, &sig.error);
         let locate = matches!(kind.to_string().as_str(), "Json" | "AnyJson").then(|| {
@@ -451,6 +461,16 @@ fn operations_module(
             pub fn by_rust_name(rust_name: &str) -> Option<&'static crate::operation::OperationMeta> {
                 match rust_name {
                     #(#lookup)*
+                    _ => None,
+                }
+            }
+
+            /// The `api-version` header the operation whose operationId is `id` sends: the
+            /// version it was first generated with (its behaviour pin), which a vendor release
+            /// does not move.
+            pub fn api_version(id: &str) -> Option<&'static str> {
+                match id {
+                    #(#versions)*
                     _ => None,
                 }
             }

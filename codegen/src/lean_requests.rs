@@ -8,7 +8,9 @@
 //! - each path value is made text with `to_string()`: a `Uuid` through `Display` and the
 //!   formatting machinery into a new `String`, a `String` copied;
 //! - the `api-version` header goes into a `HeaderMap` of its own (two allocations), which reqwest
-//!   then merges into the request's header map and drops.
+//!   then merges into the request's header map and drops; its value is the description's
+//!   `info.version` for every operation, where each operation must send its own pinned version
+//!   ([`crate::behaviour`]).
 //!
 //! Nor does the builder need its placeholder messages: `new()` allocates one per required
 //! parameter, which the setter then drops.
@@ -23,6 +25,8 @@
 //!   `Uuid` needs no run-time check either (36 bytes of `[0-9a-f-]`: nothing to encode, never
 //!   empty, `.`, `..` or a separator), unless another operation has a literal segment at its
 //!   place, which only `path_segment` compares;
+//! - `super::Client::api_version()` in a `send()` becomes the literal the operation sends: its
+//!   pinned `api-version` ([`crate::behaviour`]), else the description's `info.version`;
 //! - headers that are only ever appended to that separate map with static values are set on the
 //!   request directly (`.header(name, value)`), which is what the merge did: the request had no
 //!   such header before; a header name or value that is a string literal is made in a `const`
@@ -62,9 +66,14 @@ pub struct LeanRequestsError(String);
 type FieldTypes = BTreeMap<String, BTreeMap<String, syn::Type>>;
 
 /// Rewrites every builder's `new()` and `send()` of `file` (see the
-/// [module documentation](self)).
-pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
-    let api_version = api_version(file);
+/// [module documentation](self)). `api_versions` gives, by builder name (`GetScores`), the
+/// `api-version` the operation sends ([`crate::behaviour`]); a builder it does not name sends
+/// what `Client::api_version()` returns (the description's `info.version`).
+pub fn lean_requests(
+    file: &mut syn::File,
+    api_versions: &BTreeMap<String, String>,
+) -> Result<(), LeanRequestsError> {
+    let document_version = api_version(file);
     for item in &mut file.items {
         let syn::Item::Mod(module) = item else {
             continue;
@@ -102,7 +111,14 @@ pub fn lean_requests(file: &mut syn::File) -> Result<(), LeanRequestsError> {
                 if let syn::ImplItem::Fn(method) = impl_item
                     && method.sig.ident == "send"
                 {
-                    lean_send(&mut method.block, types, api_version.as_ref())?;
+                    let pinned = api_versions
+                        .get(&builder)
+                        .map(|version| syn::LitStr::new(version, proc_macro2::Span::call_site()));
+                    lean_send(
+                        &mut method.block,
+                        types,
+                        pinned.as_ref().or(document_version.as_ref()),
+                    )?;
                     explain_unset_parameters(&mut method.block, &unset).map_err(|field| {
                         LeanRequestsError(format!(
                             "`{builder}::send` does not unwrap `{field}` with \
@@ -610,8 +626,12 @@ mod tests {
     use proc_macro2::TokenStream;
 
     fn rewritten(code: TokenStream) -> String {
+        rewritten_with(code, &BTreeMap::new())
+    }
+
+    fn rewritten_with(code: TokenStream, api_versions: &BTreeMap<String, String>) -> String {
         let mut file: syn::File = syn::parse2(code).unwrap();
-        lean_requests(&mut file).unwrap();
+        lean_requests(&mut file, api_versions).unwrap();
         prettyplease::unparse(&file).split_whitespace().collect()
     }
 
@@ -752,11 +772,38 @@ mod tests {
             let session_id = session_id.unwrap();
         }))
         .unwrap();
-        let error = lean_requests(&mut file).unwrap_err().to_string();
+        let error = lean_requests(&mut file, &BTreeMap::new())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("`GetThing::send` does not unwrap `session_id`"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn an_operation_sends_its_pinned_api_version_not_the_documents() {
+        let send = quote! {
+            let url = format!("{}/v1/sessions", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client.client.get(url).headers(header_map).build()?;
+        };
+        let pinned = BTreeMap::from([("GetThing".to_string(), "1.0".to_string())]);
+        let text = rewritten_with(builder(send.clone()), &pinned);
+        assert!(
+            text.contains(r#"const{::reqwest::header::HeaderValue::from_static("1.0")}"#),
+            "{text}"
+        );
+        assert!(!text.contains(r#"from_static("2.1")"#), "{text}");
+        // Another builder's pin is not this one's.
+        let other = BTreeMap::from([("GetOther".to_string(), "1.0".to_string())]);
+        let text = rewritten_with(builder(send), &other);
+        assert!(text.contains(r#"from_static("2.1")"#), "{text}");
     }
 
     #[test]
@@ -806,13 +853,15 @@ mod tests {
             let url = format!("{}/v1/{{x}}/{}", client.baseurl, id);
         }))
         .unwrap();
-        let error = lean_requests(&mut file).unwrap_err().to_string();
+        let error = lean_requests(&mut file, &BTreeMap::new())
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("lean_requests.rs"), "{error}");
         let mut file: syn::File = syn::parse2(builder(quote! {
             let url = format!("{}/v1/{}", client.baseurl);
         }))
         .unwrap();
-        assert!(lean_requests(&mut file).is_err());
+        assert!(lean_requests(&mut file, &BTreeMap::new()).is_err());
     }
 
     #[test]
@@ -830,7 +879,9 @@ mod tests {
                 let url = format!("{}/v1/sessions/{}", client.baseurl, #value);
             }))
             .unwrap();
-            let error = lean_requests(&mut file).unwrap_err().to_string();
+            let error = lean_requests(&mut file, &BTreeMap::new())
+                .unwrap_err()
+                .to_string();
             assert!(
                 error.contains("is not a `crate::runtime::path_segment"),
                 "{error}"

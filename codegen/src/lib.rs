@@ -6,6 +6,7 @@
 //!
 //! This crate is a library: it parses no command line. `xtask` is its front end.
 
+pub mod behaviour;
 pub mod call_methods;
 pub mod datasets;
 pub mod deprecations;

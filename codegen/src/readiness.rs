@@ -4,9 +4,13 @@
 //! Two shapes count, wherever they appear at the top of a dataset's `2xx` JSON answer and
 //! whatever the properties are called:
 //!
-//! - a **provider list**: an array property whose items are objects with a required `status`
-//!   that is a string enum and a string `sourceId` (and, when present, a string
-//!   `countryCode`): the service's `sources[]` of `Source`;
+//! - a **provider list**: an array property whose items are objects with a string `sourceId`
+//!   (and, when present, a string `countryCode`) and a required `status` that is a string enum
+//!   speaking the providers' language: it can say every word of [`PROVIDER_STATUS_WORDS`]
+//!   (answered, still waiting), as `SourceStatus` and any superset of it can. That is the
+//!   service's `sources[]` of `Source`. The whole shape counts, not one member: a listing whose
+//!   entries name their provider and carry a `status` of their own (a tax return `FILED`,
+//!   `ASSESSED`) is data, and reading it as providers' answers would fail every session;
 //! - a **dataset status**: an object property (possibly behind a one-element `allOf`) with a
 //!   required `status` whose enum speaks the providers' language: it holds every value of
 //!   [`READINESS_WORDS`] that a provider list's status enum holds. That is the categorizations
@@ -32,6 +36,11 @@ use crate::document::{self as openapi, resolve};
 /// say these is one the client can read. Every other value is a failure to the client, so
 /// whether a status enum lists it does not matter here.
 pub const READINESS_WORDS: [&str; 3] = ["SUCCESS", "WAITING_FOR_PROVIDER", "WAITING_FOR_CUSTOMER"];
+
+/// The statuses a provider's status enum must be able to say: that it answered and that it has
+/// not yet (`generated-client/src/readiness.rs`, `Outcome::of_wire`). An entry whose `status`
+/// cannot say both is not a provider's answer, whatever else it has.
+pub const PROVIDER_STATUS_WORDS: [&str; 2] = ["SUCCESS", "WAITING_FOR_PROVIDER"];
 
 /// One string property of a provider's entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,13 +173,20 @@ fn string_field(doc: &Value, object: &Value, name: &str) -> Option<StringField> 
     })
 }
 
-/// The status enum's values if `item` is a provider's entry (`Source`).
+/// The status enum's values if `item` is a provider's entry (`Source`): a provider's id and a
+/// required status of the providers' language ([`PROVIDER_STATUS_WORDS`]).
 fn provider_entry(doc: &Value, item: &Value) -> Option<(BTreeSet<String>, StringField)> {
     let item = through_all_of(doc, item);
     if !is_required(item, "status") {
         return None;
     }
     let values = enum_values(doc, item.get("properties")?.get("status")?)?;
+    if !PROVIDER_STATUS_WORDS
+        .iter()
+        .all(|word| values.contains(*word))
+    {
+        return None;
+    }
     let source_id = string_field(doc, item, "sourceId")?;
     Some((values, source_id))
 }
@@ -384,6 +400,7 @@ mod tests {
                 "/b": answer("WithSummary"),
                 "/c": answer("Silent"),
                 "/d": answer("StatusWithoutProvider"),
+                "/e": answer("WithOwnStatuses"),
             },
             "components": { "schemas": {
                 "Fetch": { "type": "string", "enum": ["SUCCESS", "WAITING_FOR_PROVIDER"] },
@@ -402,6 +419,14 @@ mod tests {
                         "nullable": true } } },
                 "Silent": { "type": "object", "properties": {
                     "files": { "type": "array", "items": { "type": "string" } } } },
+                "Filing": { "type": "string", "enum": ["FILED", "ASSESSED", "AMENDED"] },
+                "TaxReturn": { "type": "object", "required": ["id", "status"], "properties": {
+                    "id": { "type": "string" },
+                    "sourceId": { "type": "string", "nullable": true },
+                    "status": { "$ref": "#/components/schemas/Filing" } } },
+                "WithOwnStatuses": { "type": "object", "properties": {
+                    "origins": { "type": "array", "items": { "$ref": "#/components/schemas/Origin" } },
+                    "returns": { "type": "array", "items": { "$ref": "#/components/schemas/TaxReturn" } } } },
                 "StatusWithoutProvider": { "type": "object", "properties": {
                     "rows": { "type": "array", "items": { "type": "object", "required": ["status"],
                         "properties": { "status": { "$ref": "#/components/schemas/Fetch" } } } } } },
@@ -475,6 +500,30 @@ mod tests {
         assert!(providers.contains("country_code:None"), "{providers}");
         assert!(code("/b").contains(r#"dataset_statuses:&["totals"]"#));
         assert!(code("/c").contains("provider_lists:&[],dataset_statuses:&[]"));
+    }
+
+    #[test]
+    fn entries_with_a_provider_and_a_status_of_their_own_are_not_provider_statuses() {
+        // A tax return names its provider and has a status, but not a provider's: only the
+        // provider list of the same answer reports readiness.
+        let doc = document();
+        let found = reporting_of(&doc, "/e");
+        let lists: Vec<&str> = found
+            .providers
+            .iter()
+            .map(|l| l.property.as_str())
+            .collect();
+        assert_eq!(lists, ["origins"]);
+        assert!(found.statuses.is_empty());
+        // Nor does a status that can say it answered but never that it waits.
+        let mut doc = document();
+        doc["components"]["schemas"]["Filing"]["enum"] = json!(["SUCCESS", "FILED"]);
+        let lists = reporting_of(&doc, "/e").providers;
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        // A superset of the providers' statuses still is one (a release adds a value).
+        doc["components"]["schemas"]["Filing"]["enum"] =
+            json!(["SUCCESS", "WAITING_FOR_PROVIDER", "PROVIDER_MAINTENANCE"]);
+        assert_eq!(reporting_of(&doc, "/e").providers.len(), 2);
     }
 
     #[test]

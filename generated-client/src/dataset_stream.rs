@@ -8,7 +8,8 @@
 //! memory at a time, to write to a file and read back with a streaming parser
 //! ([`Dataset::readiness_properties`] says where the providers' statuses are).
 //!
-//! It is the same call as the typed one (`GET` of the dataset's path, the same headers) and goes
+//! It is the same call as the typed one (`GET` of the dataset's path, the same headers: the
+//! `api-version` its operation was generated with, [`operations::api_version`](crate::operations::api_version)) and goes
 //! through the same loop: the client's token, retries, rate limiter, span and error capture.
 //! What differs is the success body: not held, so neither
 //! [`ClientBuilder::max_response_body`](crate::ClientBuilder::max_response_body) nor the
@@ -74,13 +75,16 @@ impl Client {
         path: String,
     ) -> Result<Download, Error> {
         let operation = meta.id;
+        // The version the typed call sends, so that both read the same answer.
+        let api_version = crate::operations::api_version(operation)
+            .unwrap_or_else(<Client as ClientInfo<crate::runtime::ClientState>>::api_version);
         let mut request = self
             .client()
             .get(format!("{}{path}", self.baseurl()))
             .header(ACCEPT, HeaderValue::from_static("application/json"))
             .header(
                 HeaderName::from_static("api-version"),
-                HeaderValue::from_static(Client::api_version()),
+                HeaderValue::from_static(api_version),
             )
             .build()
             .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;

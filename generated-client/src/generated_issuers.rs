@@ -14,7 +14,8 @@
 //   8c753edfa9196a80936d085f829bdc94724f53264b4e718e4f567c61a6bfa0b5  overlays/10-links.overlay.yaml
 //   4e00c05b31e659f99d158dbc9a38c36b052731d04db480466a131af78220d02b  overlays/11-dataset-field-docs.overlay.yaml
 //   a986a11a9f0c6f5c4c083396b72067f77002a99e2e350753dccb90d83b68c17f  overlays/90-keep-names.overlay.yaml
-// Effective document: 4b3e098e7d77d82073cf39eacd832fc7ec55473c66adc7c96b13ae7e4f09e95d (sha256 of its JSON form)
+//   e195496e462dff480b7c2b002c99a68df5590bed9bdf99257ce80114efcbf28d  overlays/91-keep-behaviour.overlay.yaml
+// Effective document: 1602a25ba572efa0ee910da018bbbf0d3c240427423385f35011ee4ffe1c55cb (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 //! Leaf (generated): the OpenID Connect issuers of the description's security schemes

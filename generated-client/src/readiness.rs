@@ -28,10 +28,10 @@
 //! input requirements) are listed as [`not_reported`](Readiness::not_reported), never as
 //! ready.
 //!
-//! **Complete** ([`Readiness::is_complete`]) means: every dataset was read, and every provider
-//! of every dataset that reports readiness answered `SUCCESS`, or reported that the session did
-//! not request its data. Nothing pending, nothing failed. A decision that needs the data
-//! refuses to run otherwise:
+//! **Complete** ([`Readiness::is_complete`]) means: every dataset of the [`Gate`] was read, and
+//! every provider of every such dataset that reports readiness answered `SUCCESS`, or reported
+//! that the session did not request its data. Nothing pending, nothing failed. A decision that
+//! needs the data refuses to run otherwise:
 //!
 //! ```no_run
 //! use creditdata_client::prelude::*;
@@ -58,6 +58,41 @@
 //! To wait until the data is there, use
 //! [`Client::wait_for_data`](crate::Client::wait_for_data).
 //!
+//! # Which datasets are judged: the gate
+//!
+//! A readiness is judged on a [`Gate`]: a set of datasets. Its lists (answered, pending,
+//! failed, ...) hold the statuses of those datasets only; a dataset read but outside the gate is
+//! named in [`Readiness::outside_gate`] and never keeps the readiness from being complete.
+//!
+//! - [`Gate::Default`], what [`SessionDatasets::readiness`],
+//!   [`Client::wait_for_data`](crate::Client::wait_for_data) and the CLI use when the caller
+//!   names no datasets: the datasets the API had when this client was first generated, but the
+//!   deprecated ones ([`Dataset::gated_by_default`], pinned in
+//!   `overlays/91-keep-behaviour.overlay.yaml`). A dataset a later release of the API adds is
+//!   read and reported, but not gated; one a later release deprecates stays gated and is still
+//!   read by default: code written before either decides exactly as it did, on the data it was
+//!   written for.
+//! - [`Gate::Only`], the datasets a decision uses: name them, and a provider of any other
+//!   dataset neither holds a wait nor fails a decision. This is what a decision should say.
+//! - [`Gate::Every`]: every dataset read, the ones a release adds included.
+//!
+//! ```no_run
+//! use creditdata_client::prelude::*;
+//! use creditdata_client::readiness::Gate;
+//! use creditdata_client::session_datasets::Dataset;
+//!
+//! # async fn f(client: &Client, id: uuid::Uuid) -> Result<()> {
+//! let datasets = client.session_datasets(id).await?;
+//! // The data this decision uses, whatever else the session holds:
+//! if datasets.is_complete_for([Dataset::Scores, Dataset::NegativeTradelines]) {
+//!     // decide on the scores and the negative tradelines
+//! }
+//! // Everything, the datasets a release added included:
+//! let every = datasets.readiness_of(Gate::Every);
+//! # let _ = every;
+//! # Ok(()) }
+//! ```
+//!
 //! Provider ids and countries are not personal data: they appear in `Debug` and `Display`.
 //! Dataset contents never do.
 
@@ -65,6 +100,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::error::Error;
+
 use crate::session_datasets::{Dataset, SessionDatasets};
 use crate::types::SourceStatus;
 
@@ -186,6 +222,109 @@ impl fmt::Display for ProviderStatus {
     }
 }
 
+/// The datasets a [`Readiness`] is judged on: see [the module documentation](self#which-datasets-are-judged-the-gate).
+///
+/// Made from a dataset, an array, a `Vec`, a slice or a set of datasets, or collected from an
+/// iterator of them: `[Dataset::Scores, Dataset::PersonDetails].into()`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Gate {
+    /// The default gate: the datasets [`Dataset::gated_by_default`] says, those of the API as
+    /// this client was first generated (but the deprecated ones). A dataset a later release adds
+    /// is not in it; one the service deprecates later stays in it, and is read by default.
+    #[default]
+    Default,
+    /// Every dataset read (a deprecated one only when it was asked for, or is in the default
+    /// gate).
+    Every,
+    /// These datasets, read even when deprecated; one that was not read counts as unreadable.
+    /// An empty set judges nothing: it is always complete.
+    Only(BTreeSet<Dataset>),
+}
+
+impl Gate {
+    /// [`Gate::Only`] these datasets.
+    pub fn only(datasets: impl IntoIterator<Item = Dataset>) -> Gate {
+        Gate::Only(datasets.into_iter().collect())
+    }
+
+    /// Whether the gate judges `dataset`.
+    pub fn contains(&self, dataset: Dataset) -> bool {
+        match self {
+            Gate::Default => dataset.gated_by_default(),
+            Gate::Every => true,
+            Gate::Only(datasets) => datasets.contains(&dataset),
+        }
+    }
+
+    /// Whether the gate names `dataset` itself ([`Gate::Only`]).
+    pub fn names(&self, dataset: Dataset) -> bool {
+        matches!(self, Gate::Only(datasets) if datasets.contains(&dataset))
+    }
+
+    /// Whether a read judged on this gate must read `dataset`, deprecated or not: the datasets
+    /// [`Gate::Only`] names, those of [`Gate::Default`], and for [`Gate::Every`] every dataset
+    /// the service does not deprecate. One that was not read is unreadable.
+    pub fn requires(&self, dataset: Dataset) -> bool {
+        match self {
+            Gate::Default => dataset.gated_by_default(),
+            Gate::Every => !dataset.deprecated(),
+            Gate::Only(datasets) => datasets.contains(&dataset),
+        }
+    }
+}
+
+impl From<Dataset> for Gate {
+    fn from(dataset: Dataset) -> Gate {
+        Gate::only([dataset])
+    }
+}
+
+impl<const N: usize> From<[Dataset; N]> for Gate {
+    fn from(datasets: [Dataset; N]) -> Gate {
+        Gate::only(datasets)
+    }
+}
+
+impl From<&[Dataset]> for Gate {
+    fn from(datasets: &[Dataset]) -> Gate {
+        Gate::only(datasets.iter().copied())
+    }
+}
+
+impl From<Vec<Dataset>> for Gate {
+    fn from(datasets: Vec<Dataset>) -> Gate {
+        Gate::only(datasets)
+    }
+}
+
+impl From<BTreeSet<Dataset>> for Gate {
+    fn from(datasets: BTreeSet<Dataset>) -> Gate {
+        Gate::Only(datasets)
+    }
+}
+
+impl FromIterator<Dataset> for Gate {
+    fn from_iter<I: IntoIterator<Item = Dataset>>(datasets: I) -> Gate {
+        Gate::only(datasets)
+    }
+}
+
+/// `the default gate`, `every dataset`, or the datasets named (`scores, person-details`).
+impl fmt::Display for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Gate::Default => f.write_str("the default gate"),
+            Gate::Every => f.write_str("every dataset"),
+            Gate::Only(datasets) if datasets.is_empty() => f.write_str("no dataset"),
+            Gate::Only(datasets) => {
+                let names: Vec<&str> = datasets.iter().map(|d| d.name()).collect();
+                f.write_str(&names.join(", "))
+            }
+        }
+    }
+}
+
 /// What one dataset read says about readiness (filled in by the generated code).
 pub(crate) enum Report<'a> {
     /// The read failed.
@@ -196,9 +335,10 @@ pub(crate) enum Report<'a> {
     Statuses(Vec<ProviderStatus>),
 }
 
-/// Whether a session's data has arrived: every provider status of every dataset read, sorted
-/// by [`Outcome`], and the datasets that could not be read. Made by
-/// [`SessionDatasets::readiness`]; see the [module documentation](self).
+/// Whether a session's data has arrived: every provider status of every dataset of the
+/// [`Gate`] read, sorted by [`Outcome`], and those datasets that could not be read. Made by
+/// [`SessionDatasets::readiness`] (the gate the read was asked for, the default gate unless
+/// named) or [`SessionDatasets::readiness_of`]; see the [module documentation](self).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Readiness {
@@ -216,17 +356,37 @@ pub struct Readiness {
     /// Datasets read whose answer does not say how far its providers have got (attachments,
     /// source files, ...): their content is what the service has now.
     pub not_reported: Vec<Dataset>,
+    /// Datasets read (or whose read failed) that the gate leaves out, in the order they were
+    /// read: reported, never judged. A dataset a release added is here under the default gate;
+    /// [`SessionDatasets::readiness_of`] says how it stands.
+    pub outside_gate: Vec<Dataset>,
+    /// The datasets judged.
+    gate: Gate,
 }
 
 impl Readiness {
-    /// Every dataset was read and no provider is pending or failed: the data a decision needs
-    /// is all there. (Data the session did not request, and datasets that do not report
-    /// readiness, do not count against it.)
+    /// An empty readiness judged on `gate`, to [`replace`](Self::replace) datasets into.
+    pub fn new(gate: impl Into<Gate>) -> Readiness {
+        Readiness {
+            gate: gate.into(),
+            ..Readiness::default()
+        }
+    }
+
+    /// The datasets it is judged on.
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// Every dataset of the gate was read and no provider of one is pending or failed: the
+    /// data a decision needs is all there. (Data the session did not request, datasets that do
+    /// not report readiness and datasets outside the gate do not count against it.)
     pub fn is_complete(&self) -> bool {
         self.is_settled() && self.failed.is_empty() && self.unreadable.is_empty()
     }
 
-    /// No provider is pending: every one has given its final answer (some may have failed).
+    /// No provider of the gate's datasets is pending: every one has given its final answer
+    /// (some may have failed).
     /// A dataset whose read failed is not counted here: nothing is known of its providers
     /// ([`unreadable`](Self::unreadable); [`Client::wait_for_data`](crate::Client::wait_for_data)
     /// reads it again when its error may pass).
@@ -265,6 +425,7 @@ impl Readiness {
         }
         self.unreadable.retain(|(other, _)| *other != dataset);
         self.not_reported.retain(|other| *other != dataset);
+        self.outside_gate.retain(|other| *other != dataset);
         let report = match &read {
             Err(error) => Report::ReadFailed(error),
             Ok(_) if !dataset.reports_readiness() => Report::NotReported,
@@ -274,6 +435,12 @@ impl Readiness {
     }
 
     fn add(&mut self, report: Report<'_>, dataset: Dataset) {
+        if !self.gate.contains(dataset) {
+            if !self.outside_gate.contains(&dataset) {
+                self.outside_gate.push(dataset);
+            }
+            return;
+        }
         match report {
             Report::ReadFailed(error) => self.unreadable.push((dataset, error.clone())),
             Report::NotReported => self.not_reported.push(dataset),
@@ -357,19 +524,61 @@ pub struct ProviderListProperties {
 }
 
 impl SessionDatasets {
-    /// Whether the session's data has arrived: each provider's status by [`Outcome`], and
-    /// the datasets that could not be read. See the [module documentation](crate::readiness).
+    /// Whether the session's data has arrived, judged on the gate the read (or the wait) was
+    /// asked for: [`Gate::Default`] unless the caller named datasets
+    /// ([`SessionDatasetsRequest::gate`](crate::session_datasets::SessionDatasetsRequest::gate),
+    /// [`Client::wait_for_datasets`](crate::Client::wait_for_datasets)). Each provider's status
+    /// by [`Outcome`], and the datasets that could not be read. See the
+    /// [module documentation](crate::readiness).
     pub fn readiness(&self) -> Readiness {
-        let mut readiness = Readiness::default();
+        self.readiness_of(self.gate.clone())
+    }
+
+    /// Whether the data of the datasets of `gate` has arrived: [`readiness`](Self::readiness)
+    /// judged on them (`[Dataset::Scores]`, [`Gate::Every`], ...). A dataset the gate
+    /// [requires](Gate::requires) that was not read (a deprecated one not asked for) is
+    /// unreadable.
+    pub fn readiness_of(&self, gate: impl Into<Gate>) -> Readiness {
+        let mut readiness = Readiness::new(gate);
+        let mut read = BTreeSet::new();
         for (dataset, report) in self.reports() {
+            read.insert(dataset);
             readiness.add(report, dataset);
+        }
+        let missing: Vec<Dataset> = Dataset::ALL
+            .into_iter()
+            .filter(|dataset| readiness.gate.requires(*dataset) && !read.contains(dataset))
+            .collect();
+        for dataset in missing {
+            readiness.unreadable.push((
+                dataset,
+                Error::InvalidRequest {
+                    operation: Some(dataset.operation_id()),
+                    message: format!(
+                        "{} was not read: a deprecated dataset is read only when asked \
+                         (SessionDatasetsRequest::include_deprecated, or a gate that requires it)",
+                        dataset.name()
+                    ),
+                },
+            ));
         }
         readiness
     }
 
-    /// Every dataset was read and every provider answered: see [`Readiness::is_complete`].
+    /// Every dataset of the read's gate was read and every provider of one answered: see
+    /// [`Readiness::is_complete`].
     pub fn is_complete(&self) -> bool {
         self.readiness().is_complete()
+    }
+
+    /// Every dataset of `gate` was read and every provider of one answered.
+    pub fn is_complete_for(&self, gate: impl Into<Gate>) -> bool {
+        self.readiness_of(gate).is_complete()
+    }
+
+    /// The datasets [`readiness`](Self::readiness) judges.
+    pub fn gate(&self) -> &Gate {
+        &self.gate
     }
 }
 
@@ -404,6 +613,118 @@ mod tests {
             readiness.failed_datasets().into_iter().collect::<Vec<_>>(),
             [Dataset::AccountStatements]
         );
+    }
+
+    #[test]
+    fn a_gate_judges_its_datasets_and_names_the_others() {
+        let mut readiness = Readiness::new([Dataset::Scores]);
+        readiness.add(
+            Report::Statuses(vec![status(Dataset::Scores, "SUCCESS")]),
+            Dataset::Scores,
+        );
+        readiness.add(
+            Report::Statuses(vec![status(Dataset::PersonDetails, "ERROR")]),
+            Dataset::PersonDetails,
+        );
+        let error = Error::InvalidResponse {
+            operation: Some("GetMetrics"),
+            message: "x".into(),
+        };
+        readiness.add(Report::ReadFailed(&error), Dataset::Metrics);
+        assert!(readiness.is_complete(), "{readiness}");
+        assert_eq!(readiness.to_string(), "complete");
+        assert_eq!(
+            readiness.outside_gate,
+            [Dataset::PersonDetails, Dataset::Metrics]
+        );
+        assert!(readiness.failed.is_empty() && readiness.unreadable.is_empty());
+        // Read again on its own, a dataset outside the gate stays outside it, once.
+        readiness.replace(Dataset::PersonDetails, Ok(Vec::new()));
+        assert_eq!(
+            readiness.outside_gate,
+            [Dataset::Metrics, Dataset::PersonDetails]
+        );
+        // Every dataset judged: the same reads are not complete.
+        let mut every = Readiness::new(Gate::Every);
+        every.add(
+            Report::Statuses(vec![status(Dataset::PersonDetails, "ERROR")]),
+            Dataset::PersonDetails,
+        );
+        assert!(!every.is_complete() && every.outside_gate.is_empty());
+    }
+
+    #[test]
+    fn gates_are_made_from_datasets_and_say_what_they_hold() {
+        let named: Gate = [Dataset::PersonDetails, Dataset::Scores].into();
+        assert_eq!(named, Gate::only([Dataset::Scores, Dataset::PersonDetails]));
+        assert_eq!(named, vec![Dataset::Scores, Dataset::PersonDetails].into());
+        assert_eq!(Gate::from(Dataset::Scores), Gate::only([Dataset::Scores]));
+        assert_eq!(
+            Dataset::ALL.into_iter().collect::<Gate>(),
+            Gate::only(Dataset::ALL)
+        );
+        assert!(named.contains(Dataset::Scores) && named.names(Dataset::Scores));
+        assert!(named.requires(Dataset::Scores) && !named.requires(Dataset::Metrics));
+        assert!(!named.contains(Dataset::Metrics));
+        assert!(Gate::Every.contains(Dataset::Metrics) && !Gate::Every.names(Dataset::Metrics));
+        for dataset in Dataset::ALL {
+            assert_eq!(
+                Gate::Default.contains(dataset),
+                dataset.gated_by_default(),
+                "{dataset:?}"
+            );
+            assert!(!Gate::Default.names(dataset));
+            assert_eq!(Gate::Default.requires(dataset), dataset.gated_by_default());
+            assert_eq!(Gate::Every.requires(dataset), !dataset.deprecated());
+        }
+        assert_eq!(Gate::default(), Gate::Default);
+        assert_eq!(Readiness::default().gate(), &Gate::Default);
+        assert_eq!(named.to_string(), "person-details, scores");
+        assert_eq!(Gate::Every.to_string(), "every dataset");
+        assert_eq!(Gate::Only(BTreeSet::new()).to_string(), "no dataset");
+        assert!(Readiness::new(Gate::Only(BTreeSet::new())).is_complete());
+    }
+
+    #[test]
+    fn a_named_dataset_that_was_not_read_is_unreadable() {
+        // Nothing read at all: every field empty (as `leave_out` leaves them).
+        let datasets =
+            crate::generated_datasets::Slots::default().finish(uuid::Uuid::nil(), Gate::Default);
+        let named = [Dataset::Scores];
+        let readiness = datasets.readiness_of(named);
+        assert!(!readiness.is_complete());
+        assert_eq!(
+            readiness
+                .unreadable
+                .iter()
+                .map(|(d, _)| *d)
+                .collect::<Vec<_>>(),
+            named
+        );
+        // A deprecated dataset is not read unless asked; named in a gate, its absence counts.
+        if let Some(deprecated) = Dataset::ALL.into_iter().find(|d| d.deprecated()) {
+            let readiness = datasets.readiness_of(deprecated);
+            let (dataset, error) = &readiness.unreadable[0];
+            assert_eq!(*dataset, deprecated);
+            assert!(error.to_string().contains("was not read"), "{error}");
+            assert!(
+                !datasets
+                    .readiness_of(Gate::Every)
+                    .unreadable
+                    .iter()
+                    .any(|(d, _)| *d == deprecated),
+                "every dataset read is judged; a deprecated one not asked for is not missing"
+            );
+            assert_eq!(
+                datasets
+                    .readiness_of(Gate::Default)
+                    .unreadable
+                    .iter()
+                    .any(|(d, _)| *d == deprecated),
+                deprecated.gated_by_default(),
+                "the default gate misses a deprecated dataset exactly when it is in it"
+            );
+        }
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! Data Provider answers in its own time; until it does, its datasets are a `200` with empty
 //! lists and `sources[].status = WAITING_FOR_PROVIDER`. A package the session did not request is
 //! a `200` too, its sources `PACKAGE_UPGRADE_REQUIRED` (not a `404`). Gate a decision on
-//! [`SessionDatasets::readiness`] ([`crate::readiness`]), or wait for the data with
+//! [`SessionDatasets::readiness`] ([`crate::readiness`]: judged on the default gate, the datasets
+//! this client was first generated with, or on the datasets the decision uses,
+//! [`SessionDatasetsRequest::gate`]), or wait for the data with
 //! [`Client::wait_for_data`](crate::Client::wait_for_data):
 //!
 //! ```no_run
@@ -33,7 +35,9 @@
 //! The list of datasets is generated from the API description (`generated_datasets.rs`, see
 //! [`Dataset`]): a dataset the vendor adds is read here, by `creditdata datasets all` and by
 //! `creditdata export` after `cargo xtask regen`, with no hand-written line. A deprecated
-//! dataset is read only when asked ([`SessionDatasetsRequest::include_deprecated`]).
+//! dataset is read only when asked ([`SessionDatasetsRequest::include_deprecated`]), or when the
+//! gate of the read requires it ([`Gate::requires`]: one the default gate held before the
+//! service deprecated it is still read by default).
 //!
 //! The requests go through the client like any other call: its retry policy, its token, and
 //! its [rate limiter](crate::rate_limit), which paces them when one is configured (the
@@ -69,7 +73,7 @@ pub struct Listing {
     /// The operations taking one entry's id, in the order the description links them.
     pub entry_operations: &'static [&'static OperationMeta],
 }
-pub use crate::readiness::{Outcome, ProviderStatus, Readiness};
+pub use crate::readiness::{Gate, Outcome, ProviderStatus, Readiness};
 
 /// How many datasets are read at once by default: all of them, so that a session costs one
 /// round trip. Lower it with [`SessionDatasetsRequest::concurrency`] to be gentler.
@@ -182,9 +186,20 @@ pub struct SessionDatasetsRequest<'a> {
     include_deprecated: bool,
     left_out: Vec<Dataset>,
     options: Option<CallOptions>,
+    gate: Gate,
 }
 
 impl SessionDatasetsRequest<'_> {
+    /// The datasets [`SessionDatasets::readiness`] of this read judges (default:
+    /// [`Gate::Default`]): the datasets a decision uses (`[Dataset::Scores, ...]`), or
+    /// [`Gate::Every`]. Every dataset is still read; a deprecated one the gate
+    /// [requires](Gate::requires) is read too (one the default gate holds: the vendor deprecated
+    /// it after this client was first generated, and code written then still waits for it).
+    pub fn gate(mut self, gate: impl Into<Gate>) -> Self {
+        self.gate = gate.into();
+        self
+    }
+
     /// Does not read these datasets (one the caller reads on its own, as a stream, say): their
     /// fields are then an [`Error::InvalidRequest`] saying so, which
     /// [`SessionDatasets::readiness`] counts as unreadable until
@@ -237,11 +252,15 @@ impl SessionDatasetsRequest<'_> {
             include_deprecated,
             left_out,
             options: _,
+            gate,
         } = self;
         let wanted = Dataset::ALL
             .into_iter()
-            .filter(|dataset| include_deprecated || !dataset.deprecated())
-            .filter(|dataset| !left_out.contains(dataset));
+            .filter(|dataset| {
+                include_deprecated || !dataset.deprecated() || gate.requires(*dataset)
+            })
+            .filter(|dataset| !left_out.contains(dataset))
+            .collect::<Vec<_>>();
         let mut reads = futures_util::stream::iter(wanted)
             .map(|dataset| fetch(client, session_id, dataset))
             .buffer_unordered(concurrency);
@@ -249,7 +268,7 @@ impl SessionDatasetsRequest<'_> {
         while let Some(fetched) = reads.next().await {
             slots.put(fetched);
         }
-        let datasets = slots.finish(session_id);
+        let datasets = slots.finish(session_id, gate);
         if datasets.every_read_not_found(&left_out) {
             // One read says whether the session exists; its 404 replaces one per dataset. Any
             // other answer leaves the datasets' own errors, which say more than it would.
@@ -286,6 +305,7 @@ impl Client {
             include_deprecated: false,
             left_out: Vec::new(),
             options: None,
+            gate: Gate::Default,
         }
     }
 

@@ -38,6 +38,10 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(notifications),
         )
         .route(
+            "/_mock/sessions/{sessionId}/api-versions",
+            get(api_versions),
+        )
+        .route(
             "/_mock/sessions/{sessionId}/sources/{sourceId}/status",
             put(set_source_status).delete(clear_source_status),
         )
@@ -135,6 +139,21 @@ async fn notifications(
         .get(&id)
         .ok_or_else(|| Problem::not_found(format!("There is no session with id {id}.")))?;
     Ok(Json(json!({ "notifications": record.notifications })).into_response())
+}
+
+/// The `api-version` each operation's requests about the session carried
+/// ([`crate::api_versions`]): 404 for a session the mock does not hold.
+async fn api_versions(
+    State(state): State<Arc<AppState>>,
+    ValidPath(path): ValidPath<SessionPath>,
+) -> Result<Response, Problem> {
+    let id = path.session_id;
+    if !state.read_store().sessions.contains_key(&id) {
+        return Err(Problem::not_found(format!(
+            "There is no session with id {id}."
+        )));
+    }
+    Ok(Json(state.api_versions.of(id)).into_response())
 }
 
 /// Forces a provider's outcome for this session: body `{"status": "ERROR"}` (or SUCCESS,

@@ -32,6 +32,7 @@
 //!   Codes and refresh tokens are single-use and stored as digests; a replay ends the sign-in.
 
 mod api;
+mod api_versions;
 pub mod auth;
 mod built;
 mod catalog;

@@ -21,7 +21,7 @@ use crate::problem::Problem;
 use crate::realism;
 use crate::state::AppState;
 use crate::{API_BODY_LIMIT, CONTROL_BODY_LIMIT, OPENAPI_JSON, OPENAPI_YAML, TOKEN_BODY_LIMIT};
-use crate::{api, control};
+use crate::{api, api_versions, control};
 
 /// The body limit of the route at `path` (the routers below are limited the same way).
 fn body_limit(path: &str) -> usize {
@@ -49,7 +49,11 @@ pub async fn router(
     let unserved = described::not_hand_written(&state.description, hand_written).await;
     let api = api::routes()
         .merge(described::routes(&state.description, &unserved)?)
-        .route_layer(bearer());
+        .route_layer(bearer())
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            api_versions::record,
+        ));
     let api = realism
         .around_api(api)
         .layer(DefaultBodyLimit::max(API_BODY_LIMIT));

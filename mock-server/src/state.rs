@@ -1,5 +1,6 @@
 //! The state shared by all handlers.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
@@ -8,6 +9,7 @@ use chrono::{DateTime, Utc};
 use creditdata_client::types::Session;
 use uuid::Uuid;
 
+use crate::api_versions::ApiVersions;
 use crate::config::MockConfig;
 use crate::data::{Dossier, DossierCache};
 use crate::described::Description;
@@ -32,6 +34,10 @@ pub struct AppState {
     keep_key_in_state: bool,
     /// The effective description the mock serves.
     pub description: Description,
+    /// What `api-version` each session's requests carried.
+    pub api_versions: ApiVersions,
+    /// How many session ids this process has drawn since it started or was reset.
+    sessions_drawn: AtomicU64,
 }
 
 /// A session settled to now, with its dossier.
@@ -73,6 +79,22 @@ impl AppState {
             writer: Arc::new(Mutex::new(())),
             keep_key_in_state,
             description,
+            api_versions: ApiVersions::default(),
+            sessions_drawn: AtomicU64::new(0),
+        }
+    }
+
+    /// The id of a new session: the n-th drawn from the realism seed (`--seed`), so that a mock
+    /// started with the same seed gives the same sessions the same ids, hence the same subjects
+    /// and data, whatever else it serves (the release-day rehearsal runs one program against two
+    /// mocks and compares its decisions). An id a loaded state file already holds is skipped.
+    pub fn new_session_id(&self) -> Uuid {
+        loop {
+            let n = self.sessions_drawn.fetch_add(1, Ordering::Relaxed);
+            let id = crate::realism::session_id(self.config.realism.seed, n);
+            if !self.read_store().sessions.contains_key(&id) {
+                return id;
+            }
         }
     }
 
@@ -175,10 +197,14 @@ impl AppState {
         self.commit(writer, Change::Put(Box::new(record))).await
     }
 
-    /// Forgets every session, once that is saved.
+    /// Forgets every session, once that is saved, and what their requests carried; session
+    /// ids are drawn from the seed's start again.
     pub async fn reset(self: &Arc<Self>) -> Result<(), Problem> {
         let writer = Arc::clone(&self.writer).lock_owned().await;
-        self.commit(writer, Change::Clear).await
+        self.commit(writer, Change::Clear).await?;
+        self.api_versions.clear();
+        self.sessions_drawn.store(0, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Applies `change` to the identity provider's state (pruned of what has expired by `now`)

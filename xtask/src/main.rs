@@ -17,6 +17,7 @@ mod build_seed;
 mod ci;
 mod conformance;
 mod consumer_app;
+mod decisions;
 mod drift;
 mod fetch;
 mod layers;

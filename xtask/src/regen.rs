@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use creditdata_codegen::diff::{self, ChangeReport, Side, keep_names};
+use creditdata_codegen::diff::{self, ChangeReport, Side, keep_behaviour, keep_names};
 use creditdata_codegen::document::{self, DocumentError};
 use creditdata_codegen::pipeline::{self, Inputs, Layout, Outputs, sha256_hex};
 use serde_json::Value;
@@ -69,6 +69,13 @@ pub struct RegenArgs {
     /// operationId are pinned there without this flag.)
     #[arg(long)]
     keep_names: bool,
+    /// Move every behaviour pin to the description as it is: rewrite
+    /// overlays/91-keep-behaviour.overlay.yaml so that every operation sends the description's
+    /// info.version as its api-version and every dataset is in the default readiness gate. The
+    /// report lists each move as a behaviour change: for a breaking release of
+    /// creditdata-client. (Without it, regen only adds pins for what is not pinned yet.)
+    #[arg(long)]
+    adopt_behaviour: bool,
 }
 
 #[derive(Args, Debug, Default)]
@@ -215,36 +222,58 @@ pub fn write_json(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
     Ok(document::write_atomic(path, report.to_json().as_bytes())?)
 }
 
-/// Copies every overlay of `dir` into a temporary directory, with `pins` as the keep-names file.
-fn overlays_with_pins(dir: &Path, pins: &str) -> anyhow::Result<tempfile::TempDir> {
+/// Copies every overlay of `dir` into a temporary directory, with `pins` as the file `name`
+/// (`None`: without that file).
+fn overlays_with_pins(
+    dir: &Path,
+    name: &str,
+    pins: Option<&str>,
+) -> anyhow::Result<tempfile::TempDir> {
     let temp = tempfile::tempdir().context("cannot create a temporary directory")?;
     for file in pipeline::overlay_files(dir)? {
-        let name = file.file_name().unwrap_or_default();
-        std::fs::copy(&file, temp.path().join(name))
+        let file_name = file.file_name().unwrap_or_default();
+        if file_name == name {
+            continue;
+        }
+        std::fs::copy(&file, temp.path().join(file_name))
             .with_context(|| format!("cannot copy {}", file.display()))?;
     }
-    std::fs::write(temp.path().join(keep_names::KEEP_NAMES_FILE), pins)
-        .context("cannot write a temporary overlay")?;
+    if let Some(pins) = pins {
+        std::fs::write(temp.path().join(name), pins).context("cannot write a temporary overlay")?;
+    }
     Ok(temp)
+}
+
+/// The pin file `name` of `inputs.overlays`, if there is one.
+fn read_pins(inputs: &Inputs, name: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
+    let pin_file = inputs.overlays.join(name);
+    match std::fs::read_to_string(&pin_file) {
+        Ok(text) => Ok((pin_file, Some(text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((pin_file, None)),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot read {}", pin_file.display()))),
+    }
 }
 
 /// Adds `actions` to the keep-names file of `inputs.overlays` and generates with it; the file is
 /// written only when the pins apply. Returns the outputs with the pins and the file's path.
 fn pin(inputs: &Inputs, actions: &[Value], what: &str) -> anyhow::Result<(Outputs, PathBuf)> {
-    let pin_file = inputs.overlays.join(keep_names::KEEP_NAMES_FILE);
-    let existing = match std::fs::read_to_string(&pin_file) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(
-                anyhow::Error::new(e).context(format!("cannot read {}", pin_file.display()))
-            );
-        }
-    };
+    let (pin_file, existing) = read_pins(inputs, keep_names::KEEP_NAMES_FILE)?;
     let text = keep_names::extended_file(existing.as_deref(), actions, &pin_file)
         .with_context(|| what.to_string())?;
+    write_pins(inputs, keep_names::KEEP_NAMES_FILE, &text, what)
+}
+
+/// Generates with `text` as the pin file `name` of `inputs.overlays`, then writes it: nothing is
+/// written unless the pins apply. Returns the outputs with the pins and the file's path.
+fn write_pins(
+    inputs: &Inputs,
+    name: &str,
+    text: &str,
+    what: &str,
+) -> anyhow::Result<(Outputs, PathBuf)> {
+    let pin_file = inputs.overlays.join(name);
     // Generate with the pins first: nothing is written unless they work.
-    let trial = overlays_with_pins(&inputs.overlays, &text)?;
+    let trial = overlays_with_pins(&inputs.overlays, name, Some(text))?;
     run_pipeline(&Inputs {
         overlays: trial.path().to_path_buf(),
         ..inputs.clone()
@@ -325,6 +354,61 @@ fn test_clients() -> anyhow::Result<Vec<(PathBuf, String)>> {
     Ok(out)
 }
 
+/// The behaviour pins `outputs` lacks, as overlay actions ([`keep_behaviour`]).
+fn missing_behaviour_pins(outputs: &Outputs) -> anyhow::Result<Vec<Value>> {
+    keep_behaviour::missing_pin_actions(&outputs.effective)
+        .context("finding what the behaviour pins must keep")
+}
+
+/// Pins what `outputs` does not pin yet (or, `adopt`, rewrites every pin from the description
+/// as it is) in the behaviour file of `inputs.overlays`. Returns the new outputs and what was
+/// done, or `None` when there was nothing to pin.
+fn pin_behaviour(
+    inputs: &Inputs,
+    outputs: &Outputs,
+    adopt: bool,
+) -> anyhow::Result<Option<(Outputs, String)>> {
+    let name = keep_behaviour::KEEP_BEHAVIOUR_FILE;
+    let (pin_file, existing) = read_pins(inputs, name)?;
+    if adopt {
+        // The description as it is: what the pipeline makes of it without any behaviour pin.
+        let bare = overlays_with_pins(&inputs.overlays, name, None)?;
+        let unpinned = run_pipeline(&Inputs {
+            overlays: bare.path().to_path_buf(),
+            ..inputs.clone()
+        })?;
+        let actions = missing_behaviour_pins(&unpinned)?;
+        let text = keep_behaviour::extended_file(None, &actions, &pin_file)
+            .context("--adopt-behaviour")?;
+        let (outputs, pin_file) = write_pins(inputs, name, &text, "--adopt-behaviour")?;
+        return Ok(Some((
+            outputs,
+            format!(
+                "--adopt-behaviour: rewrote {} from the description as it is ({} pin(s)); the \
+                 report lists every pin that moved",
+                shown(&pin_file),
+                actions.len()
+            ),
+        )));
+    }
+    let actions = missing_behaviour_pins(outputs)?;
+    if actions.is_empty() {
+        return Ok(None);
+    }
+    let text = keep_behaviour::extended_file(existing.as_deref(), &actions, &pin_file)
+        .context("pinning behaviour")?;
+    let (outputs, pin_file) = write_pins(inputs, name, &text, "pinning behaviour")?;
+    Ok(Some((
+        outputs,
+        format!(
+            "pinned the api-version and readiness gate of what was not pinned yet ({} action(s)) \
+             in {}",
+            actions.len(),
+            shown(&pin_file)
+        ),
+    )))
+}
+
 /// `cargo xtask regen`.
 pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     let started = Instant::now();
@@ -378,6 +462,26 @@ pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
                 keep_names::KEEP_NAMES_FILE
             ));
         }
+    }
+
+    // What existing code was written against: pinned at once, as names are. A preview (`--out`
+    // with the workspace's overlays) changes nothing of the workspace.
+    if args.out.is_none() || args.overlays.is_some() {
+        if let Some((pinned, what)) = pin_behaviour(&inputs, &outputs, args.adopt_behaviour)? {
+            outputs = pinned;
+            say(what);
+        }
+    } else if args.adopt_behaviour {
+        bail!(
+            "--adopt-behaviour rewrites overlays/{}; with --out, give --overlays too",
+            keep_behaviour::KEEP_BEHAVIOUR_FILE
+        );
+    } else if !missing_behaviour_pins(&outputs)?.is_empty() {
+        say(format!(
+            "behaviour not pinned: --out writes elsewhere; `cargo xtask regen` pins it in \
+             overlays/{}",
+            keep_behaviour::KEEP_BEHAVIOUR_FILE
+        ));
     }
 
     let mut report = compare(&outputs);
@@ -455,6 +559,16 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
              commit the result.",
             outputs.derived.len(),
             keep_names::KEEP_NAMES_FILE
+        );
+    }
+    let missing = missing_behaviour_pins(&outputs)?;
+    if !missing.is_empty() {
+        bail!(
+            "{} behaviour pin action(s) missing from overlays/{} (an operation without its \
+             api-version, a dataset without its readiness gate): run `cargo xtask regen`, which \
+             pins them, and commit the result.",
+            missing.len(),
+            keep_behaviour::KEEP_BEHAVIOUR_FILE
         );
     }
     let mut drift = pipeline::drift(&outputs, &workspace_root(), &Layout::workspace());

@@ -11,6 +11,11 @@
 //! release added below a Session: the operations are found by comparing the two descriptions,
 //! never named here.
 //!
+//! Around it, the behaviour check ([`crate::decisions`]): an unchanged lending program
+//! (`examples/lender-decisions`) runs against this workspace and its mock before the release and
+//! against the regenerated copy and its mock after, both mocks seeded alike; a compatible release
+//! must change none of its decisions and none of the `api-version` headers it sends.
+//!
 //! The copy builds in `target/release-day/` of this workspace, so this workspace's artifacts are
 //! never overwritten, seeded with hard links to this workspace's compiled dependencies
 //! (`build_seed.rs`): a fresh machine compiles them once, not twice.
@@ -25,9 +30,9 @@ use creditdata_codegen::document::{self, Format};
 use creditdata_codegen::overlay::{self, ApplyOptions};
 use serde_json::Value;
 
-use crate::build_seed;
-use crate::mock::{MockOptions, MockProcess, random_secret};
+use crate::mock::{MockOptions, MockProcess, build_mock, random_secret};
 use crate::regen::workspace_root;
+use crate::{build_seed, decisions};
 
 /// The release rehearsed when none is given.
 const DEFAULT_RELEASE: &str = "codegen/tests/data/release-day/1.1-additive.overlay.yaml";
@@ -92,6 +97,15 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         release.display(),
         added.len(),
         added.iter().cloned().collect::<Vec<_>>().join(", ")
+    );
+
+    // Before the release: what the unchanged program decides against this workspace.
+    println!("release-day: {} against this workspace", decisions::PROGRAM);
+    let mock = build_mock(&root)?;
+    let before = decisions::run(&root, &crate::mock::target_dir(&root), &mock, &[])?;
+    println!(
+        "release-day: {} decision(s) before the release",
+        before.decisions.len()
     );
 
     let _temp;
@@ -187,8 +201,35 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         ci.args(["--skip", step]);
     }
     run_ok(ci, "cargo xtask ci")?;
+    run_ok(
+        env.cargo(crate::mock::BUILD_BINARIES),
+        "cargo build of creditdata-mock and creditdata",
+    )?;
 
-    // 3. What users see: the mock serves the new datasets, the CLI lists and exports them.
+    // 3. What existing code does: the same decisions and headers as before the release.
+    let after = decisions::run(
+        &env.copy,
+        &env.target,
+        &env.binary("creditdata-mock"),
+        &[("CARGO_BUILD_BUILD_DIR", env.target.as_os_str())],
+    )?;
+    let compared = decisions::compare(&before, &after);
+    for note in &compared.notes {
+        println!("release-day: {note}");
+    }
+    ensure!(
+        compared.differences.is_empty(),
+        "the release changes what an unchanged program ({}) does; a compatible release must \
+         not:\n  {}",
+        decisions::PROGRAM,
+        compared.differences.join("\n  ")
+    );
+    println!(
+        "release-day: {} decision(s) and every header the same after the release",
+        after.decisions.len()
+    );
+
+    // 4. What users see: the mock serves the new datasets, the CLI lists and exports them.
     check_served_and_exported(&env, &added)?;
     println!(
         "release-day: ok ({} new dataset(s) served, listed and exported)",
@@ -412,13 +453,9 @@ fn output_ok(mut command: Command, what: &str) -> anyhow::Result<Output> {
     Ok(output)
 }
 
-/// Starts the copy's mock, creates and completes a Session with the copy's `creditdata`, and
-/// checks every added dataset in `datasets all` and in an export.
+/// Starts the copy's mock (built), creates and completes a Session with the copy's `creditdata`,
+/// and checks every added dataset in `datasets all` and in an export.
 fn check_served_and_exported(env: &CopyEnv, added: &BTreeSet<String>) -> anyhow::Result<()> {
-    run_ok(
-        env.cargo(crate::mock::BUILD_BINARIES),
-        "cargo build of creditdata-mock and creditdata",
-    )?;
     let secret = random_secret();
     let mut mock = MockProcess::start(
         &env.binary("creditdata-mock"),

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use creditdata_client::builder;
 use creditdata_client::operation::{Operation, OperationMeta};
-use creditdata_client::session_datasets::Dataset;
+use creditdata_client::session_datasets::{Dataset, Gate};
 use uuid::Uuid;
 
 use crate::answer::{Entries, Entry, ListingShape, Reading};
@@ -366,7 +366,7 @@ impl Plan {
     pub fn new(include_deprecated: bool, session_record: Vec<u8>) -> Plan {
         let datasets = Dataset::ALL
             .into_iter()
-            .filter(|dataset| include_deprecated || !dataset.deprecated())
+            .filter(|dataset| is_exported(*dataset, include_deprecated))
             .map(|dataset| DatasetFile {
                 dataset,
                 key: dataset_key(dataset),
@@ -404,6 +404,14 @@ impl Plan {
     }
 }
 
+/// Whether the export writes `dataset`: every dataset the service does not deprecate, one it
+/// deprecates when asked (`--include-deprecated`), and one the default readiness gate keeps (the
+/// vendor deprecated it after this client was first generated: an export made before that
+/// release wrote it, and "complete" still waits for it).
+pub fn is_exported(dataset: Dataset, include_deprecated: bool) -> bool {
+    include_deprecated || !dataset.deprecated() || Gate::Default.requires(dataset)
+}
+
 pub fn dataset_key(dataset: Dataset) -> String {
     format!("dataset:{}", dataset.name())
 }
@@ -414,10 +422,13 @@ pub fn dataset_key(dataset: Dataset) -> String {
 pub fn skipped_files(include_deprecated: bool) -> Vec<SkippedFile> {
     let exported = Dataset::ALL
         .into_iter()
-        .filter(|dataset| include_deprecated || !dataset.deprecated());
+        .filter(|dataset| is_exported(*dataset, include_deprecated));
     let mut skipped = entry_operations_not_exported(exported, &entry_operations_exported());
     if !include_deprecated {
         skipped.extend(Dataset::ALL.into_iter().filter_map(|dataset| {
+            if is_exported(dataset, include_deprecated) {
+                return None;
+            }
             dataset.deprecation().map(|note| SkippedFile {
                 key: dataset_key(dataset),
                 reason: format!("{note} (exported with --include-deprecated)"),

@@ -11,7 +11,7 @@ use std::path::Path;
 use creditdata_client::Error;
 use creditdata_client::error::DisplayChain;
 use creditdata_client::readiness::ProviderStatus;
-use creditdata_client::session_datasets::{Dataset, Readiness};
+use creditdata_client::session_datasets::{Dataset, Gate, Readiness};
 use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
@@ -120,16 +120,18 @@ pub async fn export_session(context: &Context<'_>, session: Session) -> SessionR
             });
             let results = futures::future::join_all(streams.collect::<Vec<_>>()).await;
             let read: Vec<_> = plan.datasets.iter().zip(results).collect();
-            let mut readiness = Readiness::default();
+            // "complete" is judged on the default gate; each dataset's own record on what its
+            // answer says, gated or not (a dataset a release added included).
+            let mut readiness = Readiness::new(Gate::Default);
+            let mut every = Readiness::new(Gate::Every);
             for (file, result) in &read {
                 readiness.replace(file.dataset, statuses_of(file.dataset, result));
+                every.replace(file.dataset, statuses_of(file.dataset, result));
             }
             run.note_readiness(&readiness);
             for (file, result) in read {
-                run.readiness.insert(
-                    file.key.clone(),
-                    DatasetReadiness::of(file.dataset, &readiness),
-                );
+                run.readiness
+                    .insert(file.key.clone(), DatasetReadiness::of(file.dataset, &every));
                 run.listings.plan(&file.key);
                 match result {
                     Ok(obtained) => {

@@ -519,3 +519,141 @@ async fn an_archive_written_before_readiness_was_recorded_is_read_again() {
         "{manifest}"
     );
 }
+
+/// `--dataset` names the datasets a decision uses: the exit status of `datasets all` and
+/// `sessions wait` is judged on them alone (7 failed, 8 or 6 pending), every dataset is still
+/// printed, and what is left out is noted, not judged; `--every-dataset` judges them all.
+#[tokio::test]
+async fn named_datasets_decide_the_exit_status() {
+    let mock = slow_providers_mock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let vars = vars(&mock, mock.base_url());
+    let id = completed_session(&mock, dir.path()).await;
+    // The bureau answers, the identity provider fails, everyone else is still waiting.
+    answer(&mock, &id, "GBR_ALBION_CREDIT", "SUCCESS").await;
+    answer(&mock, &id, "GBR_KESTREL_ID", "ERROR").await;
+    let run = |args: Vec<&'static str>| {
+        let dir = dir.path().to_path_buf();
+        let vars = vars.clone();
+        let id = id.clone();
+        async move {
+            let mut full: Vec<&str> = args;
+            let at = full.iter().position(|a| *a == "ID").unwrap();
+            full[at] = id.as_str();
+            creditdata(&dir, &vars, &full).await
+        }
+    };
+
+    let scores = run(vec![
+        "datasets",
+        "all",
+        "ID",
+        "--dataset",
+        "scores",
+        "--output",
+        "json",
+    ])
+    .await;
+    assert_status(&scores, 0);
+    let printed: Value = serde_json::from_slice(&scores.stdout).unwrap();
+    assert!(
+        printed.get("person-details").is_some(),
+        "every dataset is printed: {printed}"
+    );
+    let stderr = text(&scores.stderr);
+    assert!(
+        !stderr.contains("pending:") && !stderr.contains("failed:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("not judged: person-details"),
+        "what the gate leaves out is named: {stderr}"
+    );
+
+    let identity = run(vec!["datasets", "all", "ID", "--dataset", "person-details"]).await;
+    assert_status(&identity, 7);
+    let stderr = text(&identity.stderr);
+    assert!(
+        stderr.contains("failed: person-details: provider GBR_KESTREL_ID"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pending:"), "{stderr}");
+
+    // Without --dataset: the default gate, which waits for every provider of the session.
+    let default = run(vec!["datasets", "all", "ID"]).await;
+    assert_status(&default, 8);
+    let every = run(vec!["datasets", "all", "ID", "--every-dataset"]).await;
+    assert_status(&every, 8);
+
+    let waited = run(vec![
+        "sessions",
+        "wait",
+        "ID",
+        "--dataset",
+        "scores",
+        "--dataset",
+        "negative-tradelines",
+        "--timeout",
+        "60s",
+        "--interval",
+        "50ms",
+    ])
+    .await;
+    assert_status(&waited, 0);
+    let failed = run(vec![
+        "sessions",
+        "wait",
+        "ID",
+        "--dataset",
+        "person-details",
+        "--timeout",
+        "60s",
+        "--interval",
+        "50ms",
+    ])
+    .await;
+    assert_status(&failed, 7);
+    let pending = run(vec![
+        "sessions",
+        "wait",
+        "ID",
+        "--timeout",
+        "1s",
+        "--interval",
+        "50ms",
+    ])
+    .await;
+    assert_status(&pending, 6);
+
+    // What does not make sense is refused before anything is read.
+    let customer = run(vec![
+        "sessions",
+        "wait",
+        "ID",
+        "--until",
+        "customer",
+        "--dataset",
+        "scores",
+    ])
+    .await;
+    assert_status(&customer, 2);
+    let both = run(vec![
+        "datasets",
+        "all",
+        "ID",
+        "--dataset",
+        "scores",
+        "--every-dataset",
+    ])
+    .await;
+    assert_status(&both, 2);
+    let unknown = run(vec![
+        "datasets",
+        "all",
+        "ID",
+        "--dataset",
+        "no-such-dataset",
+    ])
+    .await;
+    assert_status(&unknown, 2);
+}

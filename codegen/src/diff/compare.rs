@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::model::{ChangeKind, Position, Source, Wire};
+use super::model::{Behaviour, ChangeKind, Position, Source, Wire};
 
 /// A change before its locations are translated and its Rust items checked.
 #[derive(Debug, Clone)]
@@ -28,6 +28,7 @@ pub struct Draft {
     pub new_pointer: Option<String>,
     pub wire: Wire,
     pub source: Source,
+    pub behaviour: Behaviour,
     pub reason: String,
     pub rust: Vec<String>,
 }
@@ -44,9 +45,15 @@ impl Draft {
             new_pointer: None,
             wire: Wire::Yes,
             source: Source::Yes,
+            behaviour: Behaviour::Same,
             reason: String::new(),
             rust: Vec::new(),
         }
+    }
+    /// Unchanged code may do something else (see [`Behaviour`]).
+    fn changes_behaviour(mut self) -> Draft {
+        self.behaviour = Behaviour::Changed;
+        self
     }
     fn at(mut self, old: Option<&str>, new: Option<&str>) -> Draft {
         self.old_pointer = old.map(str::to_string);
@@ -143,7 +150,9 @@ impl<'a> Walker<'a> {
                 .impact(
                     Wire::Yes,
                     Source::Yes,
-                    "informational: the vendor's version label of the description",
+                    "informational: the vendor's version label of the description; no header \
+                     follows it (each operation sends the api-version it is pinned to: a \
+                     request_header_value_changed lists any that moved)",
                 ),
             );
         }

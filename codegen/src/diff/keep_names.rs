@@ -29,7 +29,9 @@ use serde_json::{Value, json};
 
 use heck::ToSnakeCase;
 
-use super::model::{Change, ChangeKind, Location, Pin, PinKind, PinStatus, Source, Wire};
+use super::model::{
+    Behaviour, Change, ChangeKind, Location, Pin, PinKind, PinStatus, Source, Wire,
+};
 use super::{Side, published_pointer};
 use crate::document::pointer::{self, escape};
 use crate::document::{self, DocumentError, Format};
@@ -232,6 +234,7 @@ pub fn published_names(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
             new: Some(location(new)),
             wire: Wire::Yes,
             source: Source::Yes,
+            behaviour: Behaviour::Same,
             reason: format!(
                 "same request on the wire, and the Rust method stays {}: overlays/{KEEP_NAMES_FILE} \
                  keeps the name derived while the operation had no operationId (delete that pin \
@@ -377,6 +380,17 @@ pub fn extended_file(
     actions: &[Value],
     path: &Path,
 ) -> Result<String, KeepNamesError> {
+    extended_file_with_header(existing, actions, path, HEADER)
+}
+
+/// [`extended_file`] for any pin file: `header` (comments and the overlay's head, ending in
+/// `actions:`) starts a new one.
+pub fn extended_file_with_header(
+    existing: Option<&str>,
+    actions: &[Value],
+    path: &Path,
+    header: &str,
+) -> Result<String, KeepNamesError> {
     let origin = path.display().to_string();
     let invalid = |errors| KeepNamesError::Invalid {
         path: path.to_path_buf(),
@@ -391,7 +405,7 @@ pub fn extended_file(
             }
             (t, overlay.actions.len())
         }
-        None => (HEADER.to_string(), 0),
+        None => (header.to_string(), 0),
     };
     let appended = document::to_string(&Value::Array(actions.to_vec()), Format::Yaml);
     let candidate = format!("{}{}", base.0, ends_with_newline(&appended));
@@ -444,6 +458,7 @@ mod tests {
             }),
             wire: Wire::Yes,
             source: Source::No,
+            behaviour: crate::diff::model::Behaviour::Same,
             reason: String::new(),
             rust: vec![],
         }

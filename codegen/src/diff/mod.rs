@@ -6,7 +6,10 @@
 //! [`Change`] has a kind from the catalogue ([`ChangeKind`]), its location (JSON pointer in the
 //! effective document and in the published description), its **wire impact** (does a client
 //! built from the old document still work against a server of the new one) and its **source
-//! impact** (does Rust code written against the old `creditdata-client` still compile).
+//! impact** (does Rust code written against the old `creditdata-client` still compile), and its
+//! **behaviour** (does that code, unchanged and rebuilt, still do what it did: the headers every
+//! call sends, the default readiness gate, the defaults the service applies;
+//! [`behaviour_changes`]).
 //!
 //! Source impact is decided by rules that mirror the generator (typify's choice of Rust types),
 //! and, when the generated code of both sides is given, checked against that code: the code
@@ -16,7 +19,9 @@
 //! The report renders as text, Markdown or JSON (the published shape, see
 //! `codegen/CHANGE-REPORT.md`), and suggests the next version of `creditdata-client`.
 
+mod behaviour_changes;
 mod compare;
+pub mod keep_behaviour;
 pub mod keep_names;
 pub mod model;
 mod pointer;
@@ -137,12 +142,15 @@ pub fn compare(old: &Side<'_>, new: &Side<'_>) -> ChangeReport {
                 new: locate(new, d.new_pointer),
                 wire: d.wire,
                 source,
+                behaviour: d.behaviour,
                 reason,
                 rust: d.rust,
             }
         })
         .collect();
     changes.extend(keep_names::published_names(old, new));
+    changes.extend(behaviour_changes::request_headers(old, new));
+    changes.extend(behaviour_changes::readiness_gate(old, new));
 
     let rust_api = match (&apis.0, &apis.1) {
         (Some(a), Some(b)) => {
@@ -177,6 +185,7 @@ pub fn compare(old: &Side<'_>, new: &Side<'_>) -> ChangeReport {
                         new: None,
                         wire: Wire::Yes,
                         source: Source::No,
+                        behaviour: Behaviour::Same,
                         reason: "the generated Rust API changed incompatibly and no change of the \
                                  description explains it: a generator change, or a change the \
                                  catalogue does not model"
@@ -246,15 +255,39 @@ fn summarize(changes: &[Change]) -> Summary {
             .map(|c| c.source)
             .max()
             .unwrap_or(Source::Yes),
+        behaviour: changes
+            .iter()
+            .map(|c| c.behaviour)
+            .max()
+            .unwrap_or(Behaviour::Same),
         breaking: changes.iter().any(Change::is_breaking),
         breaks_deployed_clients: count(Group::BreaksDeployedClients),
         degrades_deployed_clients: count(Group::DegradesDeployedClients),
+        changes_behaviour: count(Group::ChangesBehaviour),
         breaks_rust_code: count(Group::BreaksRustCode),
         compatible: count(Group::Compatible),
     }
 }
 
 impl ChangeReport {
+    /// The report without the behaviour the workspace pins in its overlays (the `api-version`
+    /// each operation sends, the default readiness gate): for a comparison of published
+    /// descriptions without the overlays (`cargo xtask fetch`'s preview), where every
+    /// operation would seem to follow `info.version` and no pin is there to hold it. `drift`
+    /// and `regen` compare with the pins and report what really moves.
+    pub fn without_pinned_behaviour(mut self) -> ChangeReport {
+        self.changes.retain(|c| {
+            let pinned = match c.kind {
+                ChangeKind::ReadinessGateWidened | ChangeKind::ReadinessGateNarrowed => true,
+                ChangeKind::RequestHeaderValueChanged => c.summary.contains("api-version"),
+                _ => false,
+            };
+            !pinned
+        });
+        self.summary = summarize(&self.changes);
+        self
+    }
+
     /// Adds the suggested next version of `creditdata-client`, whose current version is
     /// `current` (`MAJOR.MINOR.PATCH`).
     ///
@@ -262,7 +295,10 @@ impl ChangeReport {
     /// 0.x, a breaking change bumps the minor version and everything else the patch version; from
     /// 1.0 on, breaking bumps the major, additions and deprecations the minor (a new
     /// `#[deprecated]` is a minor change, as cargo-semver-checks classifies it), the rest the
-    /// patch.
+    /// patch. A change of what unchanged code does (behaviour `changed`) is breaking here: code
+    /// that compiles and runs and decides differently is an incompatible change of the API's
+    /// meaning, which only a major version (0.x: minor) may bring, so a user's `^` requirement
+    /// never picks it up unasked.
     pub fn with_version(mut self, current: &str) -> Result<ChangeReport, String> {
         let parts: Vec<u64> = current
             .split('.')
@@ -288,7 +324,7 @@ impl ChangeReport {
                 (
                     Bump::Minor,
                     format!("0.{}.0", minor + 1),
-                    "0.x: a breaking change bumps the minor version; Cargo treats 0.MINOR as the major".to_string(),
+                    "0.x: a breaking change (or one of what existing code does) bumps the minor version; Cargo treats 0.MINOR as the major".to_string(),
                 )
             } else {
                 (
@@ -302,7 +338,8 @@ impl ChangeReport {
             (
                 Bump::Major,
                 format!("{}.0.0", major + 1),
-                "a breaking change bumps the major version".to_string(),
+                "a breaking change (or one of what existing code does) bumps the major version"
+                    .to_string(),
             )
         } else if adds {
             (
@@ -409,6 +446,80 @@ mod tests {
             Wire::Yes,
             Source::No
         )));
+    }
+
+    #[test]
+    fn a_parameter_default_that_changes_changes_behaviour_and_the_release_is_breaking() {
+        let with_default = |default: Option<Value>| {
+            let mut d = doc(false, &["A"], false);
+            let mut schema = json!({"type": "integer"});
+            if let Some(default) = default {
+                schema["default"] = default;
+            }
+            d["paths"]["/v1/sessions/{id}"]["get"]["parameters"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"name": "take", "in": "query", "schema": schema}));
+            d
+        };
+        let (a, b) = (with_default(Some(json!(50))), with_default(Some(json!(10))));
+        let report = compare(&Side::effective(&a), &Side::effective(&b));
+        assert_eq!(
+            kinds(&report),
+            vec![(ChangeKind::ParameterDefaultChanged, Wire::Yes, Source::Yes)]
+        );
+        let change = &report.changes[0];
+        assert_eq!(change.behaviour, Behaviour::Changed);
+        assert_eq!(
+            (change.from.as_deref(), change.to.as_deref()),
+            (Some("50"), Some("10"))
+        );
+        assert_eq!(change.group(), Group::ChangesBehaviour);
+        assert!(report.is_breaking());
+        assert_eq!(report.summary.behaviour, Behaviour::Changed);
+        assert_eq!(report.summary.changes_behaviour, 1);
+        assert_eq!(report.exit_code(), 4);
+        let semver = |current| {
+            report
+                .clone()
+                .with_version(current)
+                .unwrap()
+                .semver
+                .unwrap()
+                .suggested
+        };
+        assert_eq!(semver("0.4.2"), "0.5.0", "never a patch");
+        assert_eq!(semver("1.4.2"), "2.0.0");
+        let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(json["changes"][0]["behaviour"], "changed");
+        assert_eq!(json["summary"]["changes_behaviour"], 1);
+        // A default stated where there was none, or dropped, is reported too.
+        let none = with_default(None);
+        let added = compare(&Side::effective(&none), &Side::effective(&a));
+        assert_eq!(added.changes[0].from.as_deref(), Some("(none)"));
+        assert!(compare(&Side::effective(&a), &Side::effective(&a)).is_empty());
+    }
+
+    #[test]
+    fn a_preview_of_published_descriptions_leaves_the_pinned_behaviour_out() {
+        let a = doc(false, &["A"], false);
+        let mut b = a.clone();
+        b["info"]["version"] = json!("1.1");
+        let report = compare(&Side::effective(&a), &Side::effective(&b));
+        assert!(
+            report
+                .changes
+                .iter()
+                .any(|c| c.kind == ChangeKind::RequestHeaderValueChanged),
+            "without pins the header follows info.version"
+        );
+        let preview = report.without_pinned_behaviour();
+        assert_eq!(
+            kinds(&preview),
+            vec![(ChangeKind::DocumentVersionChanged, Wire::Yes, Source::Yes)]
+        );
+        assert!(!preview.is_breaking());
+        assert_eq!(preview.summary.changes_behaviour, 0);
     }
 
     #[test]

@@ -35,6 +35,19 @@ pub enum Source {
     No,
 }
 
+/// Does code written against the old `creditdata-client`, rebuilt against the new one, still do
+/// what it did? A change can keep every call working and every line compiling and still change a
+/// decision: the `api-version` every call sends, a dataset joining the default readiness gate, a
+/// default the service applies when the caller omits a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Behaviour {
+    /// Unchanged code does what it did.
+    Same,
+    /// Unchanged code may do something else: a different answer, a longer wait, another decision.
+    Changed,
+}
+
 /// Which side of an exchange a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -90,6 +103,9 @@ catalogue! {
     /// A path parameter renamed in the template: same URL, renamed builder method.
     ParameterRenamed = "parameter_renamed", "path parameter renamed";
     ParameterDeprecated = "parameter_deprecated", "parameter deprecated";
+    /// The default the service applies when the caller omits the parameter: calls unchanged get
+    /// another answer.
+    ParameterDefaultChanged = "parameter_default_changed", "parameter default changed";
     RequestBodyAdded = "request_body_added", "request body added";
     RequestBodyRemoved = "request_body_removed", "request body removed";
     RequestBodyNowRequired = "request_body_now_required", "request body now required";
@@ -148,6 +164,15 @@ catalogue! {
     /// The same shape under a new component name: the Rust type is renamed.
     SchemaRenamed = "schema_renamed", "schema renamed";
     DocumentVersionChanged = "document_version_changed", "info.version changed";
+    /// A header value the generated code sends as a constant (`api-version`, `Accept`) changed:
+    /// every call sends it with no line of the caller's changed.
+    RequestHeaderValueChanged = "request_header_value_changed", "request header value changed";
+    /// The default readiness gate judges more: a dataset joins it, or a gated dataset reports its
+    /// providers in more places.
+    ReadinessGateWidened = "readiness_gate_widened", "default readiness gate widened";
+    /// The default readiness gate judges less: a dataset leaves it (deprecated, or its pin
+    /// moved), or a gated dataset reports its providers in fewer places.
+    ReadinessGateNarrowed = "readiness_gate_narrowed", "default readiness gate narrowed";
     /// An incompatible difference in the generated Rust API that no other change explains (a
     /// generator change, or a document change the catalogue does not model).
     GeneratedCodeChanged = "generated_code_changed", "generated Rust API changed";
@@ -189,6 +214,8 @@ pub struct Change {
     pub new: Option<Location>,
     pub wire: Wire,
     pub source: Source,
+    /// Whether unchanged code, rebuilt, still does what it did.
+    pub behaviour: Behaviour,
     /// Why these impacts: what an old client or old Rust code runs into.
     pub reason: String,
     /// The generated Rust items the change touches (`Client::get_session`, `types::Session`,
@@ -197,18 +224,20 @@ pub struct Change {
 }
 
 impl Change {
-    /// Whether existing users are affected: deployed clients or compiling code.
+    /// Whether existing users are affected: deployed clients, compiling code, or what unchanged
+    /// code does.
     pub fn is_breaking(&self) -> bool {
-        self.wire != Wire::Yes || self.source == Source::No
+        self.wire != Wire::Yes || self.source == Source::No || self.behaviour == Behaviour::Changed
     }
 
     /// The impact group the report lists this change under.
     pub fn group(&self) -> Group {
-        match (self.wire, self.source) {
-            (Wire::No, _) => Group::BreaksDeployedClients,
-            (Wire::Degraded, _) => Group::DegradesDeployedClients,
-            (Wire::Yes, Source::No) => Group::BreaksRustCode,
-            (Wire::Yes, Source::Yes) => Group::Compatible,
+        match (self.wire, self.behaviour, self.source) {
+            (Wire::No, _, _) => Group::BreaksDeployedClients,
+            (Wire::Degraded, _, _) => Group::DegradesDeployedClients,
+            (Wire::Yes, Behaviour::Changed, _) => Group::ChangesBehaviour,
+            (Wire::Yes, Behaviour::Same, Source::No) => Group::BreaksRustCode,
+            (Wire::Yes, Behaviour::Same, Source::Yes) => Group::Compatible,
         }
     }
 }
@@ -219,14 +248,18 @@ impl Change {
 pub enum Group {
     BreaksDeployedClients,
     DegradesDeployedClients,
+    /// Compiles and calls as before, and does something else: worse than a compile error,
+    /// which at least is loud.
+    ChangesBehaviour,
     BreaksRustCode,
     Compatible,
 }
 
 impl Group {
-    pub const ALL: [Group; 4] = [
+    pub const ALL: [Group; 5] = [
         Group::BreaksDeployedClients,
         Group::DegradesDeployedClients,
+        Group::ChangesBehaviour,
         Group::BreaksRustCode,
         Group::Compatible,
     ];
@@ -238,6 +271,9 @@ impl Group {
             }
             Group::DegradesDeployedClients => {
                 "Degrades deployed clients (wire: degraded): calls succeed, but something is silently lost or ignored"
+            }
+            Group::ChangesBehaviour => {
+                "Changes what existing code does (behaviour: changed): it compiles and its calls work, and it may decide differently"
             }
             Group::BreaksRustCode => {
                 "Breaks Rust code at compile time (wire: yes, source: no): update callers when upgrading"
@@ -312,10 +348,14 @@ pub struct Summary {
     pub wire: Wire,
     /// The worst source impact.
     pub source: Source,
-    /// Any change with wire impact other than `yes`, or source impact `no`.
+    /// `changed` when any change changes what unchanged code does.
+    pub behaviour: Behaviour,
+    /// Any change with wire impact other than `yes`, source impact `no`, or behaviour `changed`.
     pub breaking: bool,
     pub breaks_deployed_clients: usize,
     pub degrades_deployed_clients: usize,
+    /// Changes of what existing code does (wire `yes`, behaviour `changed`).
+    pub changes_behaviour: usize,
     pub breaks_rust_code: usize,
     pub compatible: usize,
 }

@@ -3,7 +3,9 @@
 use std::fmt::{self, Write as _};
 
 use super::keep_names::KEEP_NAMES_FILE;
-use super::model::{Bump, Change, ChangeReport, Group, Location, PinKind, PinStatus, Source, Wire};
+use super::model::{
+    Behaviour, Bump, Change, ChangeReport, Group, Location, PinKind, PinStatus, Source, Wire,
+};
 
 fn wire(w: Wire) -> &'static str {
     match w {
@@ -20,17 +22,34 @@ fn source(s: Source) -> &'static str {
     }
 }
 
+fn behaviour(b: Behaviour) -> &'static str {
+    match b {
+        Behaviour::Same => "same",
+        Behaviour::Changed => "changed",
+    }
+}
+
 fn headline(report: &ChangeReport) -> String {
     let s = &report.summary;
     format!(
-        "{} change{}: {} break deployed clients, {} degrade them, {} break Rust code only, {} compatible",
+        "{} change{}: {} break deployed clients, {} degrade them, {} change what existing code does, {} break Rust code only, {} compatible",
         s.changes,
         if s.changes == 1 { "" } else { "s" },
         s.breaks_deployed_clients,
         s.degrades_deployed_clients,
+        s.changes_behaviour,
         s.breaks_rust_code,
         s.compatible
     )
+}
+
+/// `wire: yes, source: yes`, with `, behaviour: changed` when it did.
+fn impacts(c: &Change) -> String {
+    let mut text = format!("wire: {}, source: {}", wire(c.wire), source(c.source));
+    if c.behaviour == Behaviour::Changed {
+        text.push_str(&format!(", behaviour: {}", behaviour(c.behaviour)));
+    }
+    text
 }
 
 /// Where a change is, in one line: pointers in the effective and the published documents.
@@ -135,13 +154,7 @@ impl ChangeReport {
                 if let (Some(from), Some(to)) = (&c.from, &c.to) {
                     let _ = writeln!(out, "      {from} → {to}");
                 }
-                let _ = writeln!(
-                    out,
-                    "      wire: {}, source: {}: {}",
-                    wire(c.wire),
-                    source(c.source),
-                    c.reason
-                );
+                let _ = writeln!(out, "      {}: {}", impacts(c), c.reason);
                 if !c.operations.is_empty() {
                     let _ = writeln!(out, "      operations: {}", c.operations.join(", "));
                 }
@@ -200,8 +213,10 @@ impl ChangeReport {
                 continue;
             }
             let _ = writeln!(out, "\n### {}\n", group.title());
-            out.push_str("| Change | Kind | Wire | Source | Operations | Where | Why |\n");
-            out.push_str("|---|---|---|---|---|---|---|\n");
+            out.push_str(
+                "| Change | Kind | Wire | Source | Behaviour | Operations | Where | Why |\n",
+            );
+            out.push_str("|---|---|---|---|---|---|---|---|\n");
             for c in changes {
                 let mut what = cell(&c.summary);
                 if let (Some(from), Some(to)) = (&c.from, &c.to) {
@@ -209,10 +224,11 @@ impl ChangeReport {
                 }
                 let _ = writeln!(
                     out,
-                    "| {what} | `{}` | {} | {} | {} | {} | {} |",
+                    "| {what} | `{}` | {} | {} | {} | {} | {} | {} |",
                     c.kind,
                     wire(c.wire),
                     source(c.source),
+                    behaviour(c.behaviour),
                     cell(&c.operations.join(", ")),
                     cell(&location(c, self)),
                     cell(&c.reason)

@@ -106,10 +106,12 @@ pub fn compare(published: &Published, vendored: &VendoredCopy, source: &Source) 
                     .unwrap_or_else(|_| doc.clone())
             };
             let (old, new) = (as_3_0(&old), as_3_0(new));
-            comparison.report = Some(diff::compare(
-                &diff::Side::effective(&old),
-                &diff::Side::effective(&new),
-            ));
+            // Without the overlays, the behaviour pins are not there to hold anything: what
+            // they keep is drift's and regen's to report.
+            comparison.report = Some(
+                diff::compare(&diff::Side::effective(&old), &diff::Side::effective(&new))
+                    .without_pinned_behaviour(),
+            );
         }
     }
     comparison
@@ -176,8 +178,9 @@ impl fmt::Display for Comparison {
         if let Some(report) = &self.report {
             writeln!(
                 f,
-                "\nPreview of the change report (the published descriptions without overlays; \
-                 `cargo xtask drift --spec` runs the whole pipeline):"
+                "\nPreview of the change report (the published descriptions without overlays, so \
+                 without what overlays/91-keep-behaviour pins; `cargo xtask drift --spec` runs the \
+                 whole pipeline):"
             )?;
             write!(f, "{}", report.to_text())?;
         }

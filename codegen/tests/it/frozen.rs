@@ -3,6 +3,10 @@
 //! read it here, never `spec/` or `overlays/`, so a vendor release leaves them green.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use creditdata_codegen::diff::keep_behaviour;
+use creditdata_codegen::pipeline::{self, Inputs};
 
 /// `tests/data/frozen-1.0/spec/`: `openapi.json`, `openapi.yaml`, `source.toml`.
 pub fn spec_dir() -> PathBuf {
@@ -17,4 +21,32 @@ pub fn spec() -> PathBuf {
 /// The frozen overlays, applied in file-name order.
 pub fn overlays() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/frozen-1.0/overlays")
+}
+
+/// The frozen overlays and the behaviour pins `cargo xtask regen` writes for the frozen
+/// description (`91-keep-behaviour.overlay.yaml`, which the frozen copy predates), in a
+/// directory made once per test binary: a release compared on these is compared as the
+/// workspace regenerates it, each operation keeping its `api-version` and the default readiness
+/// gate its datasets.
+pub fn overlays_with_behaviour_pins() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for file in pipeline::overlay_files(&overlays()).unwrap() {
+            std::fs::copy(&file, dir.path().join(file.file_name().unwrap())).unwrap();
+        }
+        let unpinned = pipeline::run(&Inputs {
+            spec: spec(),
+            overlays: dir.path().to_path_buf(),
+            lenient: false,
+            display_root: Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        })
+        .unwrap_or_else(|e| panic!("the frozen description generates:\n{e}"));
+        let file = dir.path().join(keep_behaviour::KEEP_BEHAVIOUR_FILE);
+        let actions = keep_behaviour::missing_pin_actions(&unpinned.effective).unwrap();
+        let text = keep_behaviour::extended_file(None, &actions, &file).unwrap();
+        std::fs::write(&file, text).unwrap();
+        dir
+    })
+    .path()
 }

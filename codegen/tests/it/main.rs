@@ -11,6 +11,7 @@
 //! another thread fails all the same, but its panic message may not be printed. Re-run a
 //! failing test alone (`cargo test -p creditdata-codegen --test it -- NAME`) to read it.
 
+mod behaviour_pins;
 mod change_catalogue;
 mod deprecations;
 mod downconvert;

@@ -1,5 +1,7 @@
 //! Waiting for the data: [`Client::wait_for_data`] waits for the customer, then until every
-//! provider of the session has given its final answer (documented in [`crate::wait`]).
+//! provider of the datasets of the default gate has given its final answer;
+//! [`Client::wait_for_datasets`] does the same for the datasets the caller names (documented in
+//! [`crate::wait`]; the gate in [`crate::readiness`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -9,6 +11,7 @@ use uuid::Uuid;
 
 use super::{Schedule, WaitOptions};
 use crate::generated_datasets::fetch;
+use crate::readiness::Gate;
 use crate::session_datasets::{Dataset, SessionDatasets};
 use crate::types::{CustomerProgressStatus, Session};
 use crate::{Client, Error, Result};
@@ -19,15 +22,17 @@ use crate::{Client, Error, Result};
 #[derive(Clone)]
 #[non_exhaustive]
 pub enum DataWait {
-    /// The customer completed and every provider answered: [`SessionDatasets::is_complete`].
+    /// The customer completed and every provider of the gate's datasets answered:
+    /// [`SessionDatasets::is_complete`] (judged on the gate of the wait).
     Ready {
         /// The session as last read.
         session: Box<Session>,
         /// Every dataset, as last read.
         datasets: Box<SessionDatasets>,
     },
-    /// Every provider gave its final answer, but some failed or refused, or a dataset could
-    /// not be read (with an error that is not transient): `datasets.readiness()` says which.
+    /// Every provider of the gate's datasets gave its final answer, but some failed or
+    /// refused, or a dataset of the gate could not be read (with an error that is not
+    /// transient): `datasets.readiness()` says which.
     ReadyWithFailures {
         /// The session as last read.
         session: Box<Session>,
@@ -152,8 +157,9 @@ impl fmt::Display for DataWait {
     }
 }
 
-/// The datasets worth reading again: those with a pending provider, and those whose read
-/// failed with an error that may pass.
+/// The datasets of the gate worth reading again: those with a pending provider, and those
+/// whose read failed with an error that may pass. A dataset outside the gate is read once and
+/// never waited for.
 fn to_read_again(datasets: &SessionDatasets) -> Vec<Dataset> {
     let readiness = datasets.readiness();
     let mut again = readiness.pending_datasets();
@@ -170,8 +176,12 @@ fn to_read_again(datasets: &SessionDatasets) -> Vec<Dataset> {
 /// Waiting for the data.
 impl Client {
     /// Waits until the customer has completed session `session_id` **and** every provider of
-    /// its datasets has given its final answer, or until `options.timeout`; see [`DataWait`]
-    /// for the results.
+    /// the datasets of the default gate ([`Gate::Default`]: the datasets this client was first
+    /// generated with) has given its final answer, or until `options.timeout`; see
+    /// [`DataWait`] for the results. The same as [`wait_for_datasets`](Client::wait_for_datasets)
+    /// with [`Gate::Default`]: a dataset a later release of the API adds is read and reported,
+    /// never waited for, so this call decides as it did when the code was written. Name the
+    /// datasets a decision uses with [`wait_for_datasets`](Client::wait_for_datasets).
     ///
     /// First the session is polled as by [`wait_for_customer`](Client::wait_for_customer);
     /// once it is `COMPLETED_BY_CUSTOMER`, every dataset is read
@@ -185,6 +195,39 @@ impl Client {
     /// that does not exist, a refused token...), and a session that does not exist when its
     /// datasets are read. A deadline is not an error: it is [`DataWait::TimedOut`].
     pub async fn wait_for_data(&self, session_id: Uuid, options: WaitOptions) -> Result<DataWait> {
+        self.wait_for_datasets(session_id, Gate::Default, options)
+            .await
+    }
+
+    /// Waits as [`wait_for_data`](Client::wait_for_data) does, for the datasets of `gate`: the
+    /// datasets a decision uses (`[Dataset::Scores, Dataset::NegativeTradelines]`), or
+    /// [`Gate::Every`]. Every dataset is read once; only those of the gate are waited for and
+    /// judged ([`DataWait::Ready`] means every provider of them answered), and a deprecated one
+    /// the gate [requires](Gate::requires) is read too. The datasets returned keep the gate: their
+    /// [`readiness`](SessionDatasets::readiness) is judged on it.
+    ///
+    /// ```no_run
+    /// use creditdata_client::prelude::*;
+    /// use creditdata_client::session_datasets::Dataset;
+    ///
+    /// # async fn f(client: &Client, id: uuid::Uuid) -> Result<()> {
+    /// let gate = [Dataset::Scores, Dataset::NegativeTradelines];
+    /// match client.wait_for_datasets(id, gate, WaitOptions::default()).await? {
+    ///     DataWait::Ready { datasets, .. } => {
+    ///         // decide on the scores and the negative tradelines
+    ///         let _ = datasets;
+    ///     }
+    ///     other => eprintln!("no decision: {other}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn wait_for_datasets(
+        &self,
+        session_id: Uuid,
+        gate: impl Into<Gate>,
+        options: WaitOptions,
+    ) -> Result<DataWait> {
+        let gate = gate.into();
         let mut schedule = Schedule::start(options);
         let session = match self
             .wait_for_customer_within(session_id, &mut schedule)
@@ -204,7 +247,11 @@ impl Client {
         if session.customer_progress_status != CustomerProgressStatus::CompletedByCustomer {
             return Ok(DataWait::CustomerDidNotComplete { session });
         }
-        let mut datasets = Box::new(schedule.bounded(self.session_datasets(session_id)).await?);
+        let mut datasets = Box::new(
+            schedule
+                .bounded(self.session_datasets(session_id).gate(gate))
+                .await?,
+        );
         loop {
             let again = to_read_again(&datasets);
             if again.is_empty() {

@@ -3669,6 +3669,20 @@ pub mod operations {
             _ => None,
         }
     }
+    /// The `api-version` header the operation whose operationId is `id` sends: the
+    /// version it was first generated with (its behaviour pin), which a vendor release
+    /// does not move.
+    pub fn api_version(id: &str) -> Option<&'static str> {
+        match id {
+            "GetIncomes" => Some("1.0"),
+            "GetForecasts" => Some("1.0"),
+            "GetPet" => Some("1.0"),
+            "GetShapes" => Some("1.0"),
+            "GetValues" => Some("1.0"),
+            "GetPadded" => Some("1.0"),
+            _ => None,
+        }
+    }
     impl<'a> crate::operation::Operation for super::builder::GetIncomes<'a> {
         type Output = types::IncomesResponse;
         type ErrorBody = ();

@@ -14,7 +14,8 @@
 //   8c753edfa9196a80936d085f829bdc94724f53264b4e718e4f567c61a6bfa0b5  overlays/10-links.overlay.yaml
 //   4e00c05b31e659f99d158dbc9a38c36b052731d04db480466a131af78220d02b  overlays/11-dataset-field-docs.overlay.yaml
 //   a986a11a9f0c6f5c4c083396b72067f77002a99e2e350753dccb90d83b68c17f  overlays/90-keep-names.overlay.yaml
-// Effective document: c6668adf45468bb762f1851130246cc777a80269af0f0cb77f1e5c0ed3faa1c1 (sha256 of its JSON form)
+//   e195496e462dff480b7c2b002c99a68df5590bed9bdf99257ce80114efcbf28d  overlays/91-keep-behaviour.overlay.yaml
+// Effective document: 89e872132633e0fdd9c728d8d52768194357469290130c12bfadc70bc755c73b (sha256 of its JSON form)
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 #![allow(
@@ -15441,6 +15442,46 @@ pub mod operations {
             "get_registry_incomes" => Some(&ALL[29usize]),
             "get_scores" => Some(&ALL[30usize]),
             "get_account_statement_tsv" => Some(&ALL[31usize]),
+            _ => None,
+        }
+    }
+    /// The `api-version` header the operation whose operationId is `id` sends: the
+    /// version it was first generated with (its behaviour pin), which a vendor release
+    /// does not move.
+    pub fn api_version(id: &str) -> Option<&'static str> {
+        match id {
+            "GetSessions" => Some("1.0"),
+            "CreateSession" => Some("1.0"),
+            "GetSession" => Some("1.0"),
+            "UpdateSession" => Some("1.0"),
+            "ExtendCustomerInputDeadline" => Some("1.0"),
+            "ResendCustomerNotification" => Some("1.0"),
+            "GetInputRequirements" => Some("1.0"),
+            "GetPdfReport" => Some("1.0"),
+            "GetSourceFiles" => Some("1.0"),
+            "GetSourceFile" => Some("1.0"),
+            "GetSourceFileContent" => Some("1.0"),
+            "GetConsumerPackages" => Some("1.0"),
+            "GetAccountStatements" => Some("1.0"),
+            "GetAccountStatementTransactionsExcel" => Some("1.0"),
+            "GetAccountStatementExcel" => Some("1.0"),
+            "GetAttachments" => Some("1.0"),
+            "GetAttachmentContent" => Some("1.0"),
+            "GetCategorizationsSummary" => Some("1.0"),
+            "GetCategorizations" => Some("1.0"),
+            "GetCourtAndInsolvencies" => Some("1.0"),
+            "GetIdentityVerifications" => Some("1.0"),
+            "GetIdentityVerificationImages" => Some("1.0"),
+            "GetIdentityVerificationImageContent" => Some("1.0"),
+            "GetImmovables" => Some("1.0"),
+            "GetLegalEntities" => Some("1.0"),
+            "GetMetrics" => Some("1.0"),
+            "GetNegativeTradelines" => Some("1.0"),
+            "GetPersonDetails" => Some("1.0"),
+            "GetPositiveTradelines" => Some("1.0"),
+            "GetRegistryIncomes" => Some("1.0"),
+            "GetScores" => Some("1.0"),
+            "GetAccountStatementTsv" => Some("1.0"),
             _ => None,
         }
     }

@@ -431,3 +431,125 @@ async fn datasets_that_all_answer_404_of_a_session_that_exists_keep_their_errors
     assert_eq!(readiness.unreadable.len(), read);
     assert!(!readiness.is_complete());
 }
+
+/// The registry of the mock's United Kingdom: court cases, companies, property (credit history).
+const REGISTRY: &str = "GBR_BRITANNIA_REGISTRY";
+
+/// A decision names the datasets it uses: a provider of any other dataset neither holds its
+/// wait nor fails it, while the default gate and every dataset still judge them.
+#[tokio::test]
+async fn a_named_gate_waits_for_and_judges_only_its_datasets() {
+    use creditdata_client::readiness::Gate;
+
+    let mock = mock(Duration::from_millis(100)).await;
+    let client = client(&mock);
+    let id = session(&client).await;
+    // The registry never answers; the bureau (scores, negative tradelines) does.
+    control(
+        &mock,
+        &format!("{id}/sources/{REGISTRY}/status"),
+        Some(json!({ "status": "WAITING_FOR_PROVIDER" })),
+    )
+    .await;
+    control(&mock, &format!("{id}/complete"), None).await;
+
+    let uses = [Dataset::Scores, Dataset::NegativeTradelines];
+    let waited = client
+        .wait_for_datasets(id, uses, quick(Duration::from_secs(120)))
+        .await
+        .unwrap();
+    let DataWait::Ready { datasets, .. } = &waited else {
+        panic!("expected Ready on the named datasets, got {waited:?}");
+    };
+    let readiness = datasets.readiness();
+    assert_eq!(readiness.gate(), &Gate::only(uses));
+    assert!(readiness.is_complete(), "{readiness}");
+    assert!(
+        readiness
+            .answered
+            .iter()
+            .all(|status| uses.contains(&status.dataset)),
+        "only the gate's statuses are judged: {readiness:?}"
+    );
+    // The registry's datasets were read and are named, not judged.
+    assert!(
+        readiness
+            .outside_gate
+            .contains(&Dataset::CourtAndInsolvencies),
+        "{readiness:?}"
+    );
+    // The same data judged otherwise: the default gate and every dataset wait for the registry.
+    assert!(!datasets.is_complete_for(Gate::Default));
+    let every = datasets.readiness_of(Gate::Every);
+    assert!(
+        every
+            .pending_datasets()
+            .contains(&Dataset::CourtAndInsolvencies),
+        "{every}"
+    );
+    assert!(every.outside_gate.is_empty(), "{every:?}");
+    assert!(datasets.is_complete_for([Dataset::Scores]));
+    assert!(!datasets.is_complete_for(Dataset::CourtAndInsolvencies));
+
+    // Waiting on the default gate holds until its deadline: the registry is in it.
+    let waited = client
+        .wait_for_data(id, quick(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    let DataWait::TimedOut {
+        datasets: Some(datasets),
+        ..
+    } = &waited
+    else {
+        panic!("expected the default gate to wait for the registry, got {waited:?}");
+    };
+    assert_eq!(datasets.gate(), &Gate::Default);
+    assert!(
+        datasets
+            .readiness()
+            .pending
+            .iter()
+            .any(|p| p.source_id.as_deref() == Some(REGISTRY))
+    );
+}
+
+/// A failure outside the gate is reported, never a reason to refuse the data a decision uses.
+#[tokio::test]
+async fn a_failure_outside_the_gate_does_not_fail_it() {
+    use creditdata_client::readiness::Gate;
+
+    let mock = mock(Duration::from_millis(100)).await;
+    let client = client(&mock);
+    let id = session(&client).await;
+    control(
+        &mock,
+        &format!("{id}/sources/{REGISTRY}/status"),
+        Some(json!({ "status": "ERROR" })),
+    )
+    .await;
+    control(&mock, &format!("{id}/complete"), None).await;
+
+    let waited = client
+        .wait_for_datasets(id, Gate::Every, quick(Duration::from_secs(120)))
+        .await
+        .unwrap();
+    let DataWait::ReadyWithFailures { datasets, .. } = &waited else {
+        panic!("every dataset judged: the registry's failure counts, got {waited:?}");
+    };
+    assert!(
+        datasets
+            .readiness()
+            .failed
+            .iter()
+            .any(|p| p.source_id.as_deref() == Some(REGISTRY))
+    );
+    let scores_only = client
+        .session_datasets(id)
+        .gate([Dataset::Scores])
+        .await
+        .unwrap();
+    let readiness = scores_only.readiness();
+    assert!(readiness.is_complete(), "{readiness}");
+    assert!(readiness.failed.is_empty(), "{readiness:?}");
+    assert_eq!(readiness.to_string(), "complete");
+}

@@ -16,7 +16,6 @@ use axum::{Extension, Json, Router};
 use chrono::{Duration as ChronoDuration, NaiveDate, Utc};
 use creditdata_client::types::{CustomerProgressStatusInput, Paging, SessionsResponse};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use super::path::{SessionPath, ValidPath};
 use super::validate::{
@@ -286,7 +285,7 @@ async fn create_session(
         .map(|Extension(caller)| caller.created_by_name())
         .unwrap_or_else(|| format!("service-account-{}", state.config.client_id));
     let mut record = SessionRecord {
-        id: Uuid::new_v4(),
+        id: state.new_session_id(),
         created_at: now,
         created_by_name: created_by,
         organizational_unit_name: state.config.organizational_unit_name.clone(),

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router, middleware};
-use rand::SeedableRng as _;
+use rand::{RngCore as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use tokio::net::TcpListener;
 
@@ -149,6 +149,14 @@ async fn report(State(layers): State<Layers>) -> Json<serde_json::Value> {
         report["faults"] = snapshot;
     }
     Json(report)
+}
+
+/// Session id number `n` under `seed`: random-looking (a version 4 UUID, as the service's), the
+/// same for the same seed and `n`.
+pub(crate) fn session_id(seed: u64, n: u64) -> uuid::Uuid {
+    let mut bytes = [0u8; 16];
+    keyed_rng(seed, b"sessions", 0, n).fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes).into_uuid()
 }
 
 /// An independent random stream for draw number `index` of `domain`/`stream` under `seed`: the

@@ -1,6 +1,7 @@
 //! The providers of a dataset the mock has no hand-written data for (one the description added):
-//! every provider of each requested country answers it, under the session's life cycle, and the
-//! items of the made-up answer come from the providers that answered.
+//! the providers of each requested country that serve a package the session requested answer
+//! it, under the session's life cycle, and the items of the made-up answer come from the
+//! providers that answered.
 
 use creditdata_client::types::SourceStatus;
 use rand::Rng;
@@ -13,10 +14,16 @@ use crate::described::example::{self, Unmakeable};
 use crate::store::CountryRequest;
 
 impl View<'_> {
-    /// The `sources` of a described dataset: a country the catalog does not serve is
-    /// `UNSUPPORTED_COUNTRY`; each provider of a served country waits for the customer until
-    /// the customer has consented to anything of that country, then follows the same rules as
-    /// every dataset (a forced outcome, the provider delay, the simulated failures).
+    /// The `sources` of a described dataset: a country the catalog does not serve, or where no
+    /// provider serves a package the session requested, is `UNSUPPORTED_COUNTRY`; each provider
+    /// of a requested package (the catalog says which packages a provider serves) waits for the
+    /// customer until the customer has consented to one of them, then follows the same rules as
+    /// every dataset (a forced outcome, the provider delay, the simulated failures). A provider
+    /// of a package the session never requested is not asked, as for the hand-written datasets
+    /// (which answer `PACKAGE_UPGRADE_REQUIRED` for their own package): the mock cannot tell
+    /// which package a dataset it only knows from the description belongs to, so it lists only
+    /// providers the session asked for something, and a failure it draws for one of them is the
+    /// failure every other dataset of that provider shows.
     pub fn described_sources(&self) -> Vec<Value> {
         let mut sources = Vec::new();
         for request in &self.record.countries {
@@ -25,17 +32,39 @@ impl View<'_> {
                 sources.push(source(None, code, SourceStatus::UnsupportedCountry));
                 continue;
             };
+            let mut asked = 0;
             for provider in country.providers {
-                let status = self.described_status(request, provider);
+                let Some(status) = self.described_status(request, provider) else {
+                    continue;
+                };
+                asked += 1;
                 sources.push(source(Some(provider.id), code, status));
+            }
+            if asked == 0 {
+                sources.push(source(None, code, SourceStatus::UnsupportedCountry));
             }
         }
         sources
     }
 
-    fn described_status(&self, request: &CountryRequest, provider: &Provider) -> SourceStatus {
-        let consented = request.packages.iter().filter_map(|p| p.consented_at).min();
-        self.status_since_consent(consented, provider)
+    /// The status of `provider` for a described dataset, or `None` when it serves none of the
+    /// packages requested in `request`: consent to any of those packages starts its clock.
+    fn described_status(
+        &self,
+        request: &CountryRequest,
+        provider: &Provider,
+    ) -> Option<SourceStatus> {
+        let serves = |package| provider.datasets.iter().any(|d| d.package() == package);
+        let requested: Vec<_> = request
+            .packages
+            .iter()
+            .filter(|p| serves(p.package))
+            .collect();
+        if requested.is_empty() {
+            return None;
+        }
+        let consented = requested.iter().filter_map(|p| p.consented_at).min();
+        Some(self.status_since_consent(consented, provider))
     }
 
     /// Makes a made-up answer `body` (of `schema`) follow the session: its `sources` member

@@ -744,3 +744,101 @@ async fn every_path_parameter_is_read_by_its_name() {
         "{body}"
     );
 }
+
+/// Three sessions created one after another: their ids and scores.
+async fn ids_and_scores(harness: &Harness) -> Vec<(String, Value)> {
+    let query = json!([{ "countryCode": "GBR", "dataPackages": ["SCORE"] }]);
+    let mut out = Vec::new();
+    for n in 0..3 {
+        let session = harness
+            .create(&format!("seeded.{n}@example.com"), query.clone())
+            .await;
+        let id = session["id"].as_str().expect("id").to_owned();
+        harness.complete(&id).await;
+        let (_, scores) = harness.get_json(&format!("/v1/sessions/{id}/scores")).await;
+        out.push((id, scores["scores"].clone()));
+    }
+    out
+}
+
+/// A mock started with the same seed gives the n-th session the same id, hence the same subject
+/// and data (the release-day rehearsal runs one program against two mocks and compares); another
+/// seed gives others, and a reset starts the sequence again.
+#[tokio::test]
+async fn sessions_get_the_same_ids_and_data_under_the_same_seed() {
+    let seeded = |seed| MockConfig {
+        realism: creditdata_mock::Realism::new().seed(seed),
+        ..quick_config()
+    };
+    let first = Harness::with(seeded(42)).await;
+    let second = Harness::with(seeded(42)).await;
+    let other = Harness::with(seeded(43)).await;
+    let a = ids_and_scores(&first).await;
+    assert_eq!(a, ids_and_scores(&second).await);
+    let c = ids_and_scores(&other).await;
+    assert!(a.iter().zip(&c).all(|(a, c)| a.0 != c.0), "{a:?} {c:?}");
+    for (id, _) in &a {
+        let id = uuid::Uuid::parse_str(id).expect("a UUID");
+        assert_eq!(id.get_version_num(), 4, "random-looking, as the service's");
+    }
+    let (status, _) = first.control("/_mock/reset").await;
+    assert_eq!(status, 200);
+    assert_eq!(ids_and_scores(&first).await, a, "a reset starts again");
+}
+
+/// What `api-version` each operation's requests about a session carried, as a harness reads it.
+#[tokio::test]
+async fn the_api_version_of_each_operations_requests_is_reported_per_session() {
+    let harness = Harness::start().await;
+    let session = harness
+        .create("versions@example.com", everything(&["GBR"]))
+        .await;
+    let id = session["id"].as_str().expect("id");
+    let send = |path: String, version: Option<&'static str>| {
+        let mut request = harness.http.get(harness.url(&path));
+        if let Some(version) = version {
+            request = request.header("api-version", version);
+        }
+        async move { request.send().await.expect("request").status().as_u16() }
+    };
+    assert_eq!(
+        send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await,
+        200
+    );
+    assert_eq!(
+        send(format!("/v1/sessions/{id}/scores"), Some("1.0")).await,
+        200
+    );
+    assert_eq!(send(format!("/v1/sessions/{id}"), Some("1.1")).await, 200);
+    assert_eq!(send(format!("/v1/sessions/{id}/metrics"), None).await, 200);
+    // A request that is not answered, or about no session, is not counted.
+    let unknown = uuid::Uuid::from_u128(1);
+    assert_eq!(
+        send(format!("/v1/sessions/{unknown}/scores"), Some("9")).await,
+        404
+    );
+    let response = harness
+        .anonymous
+        .get(harness.url(&format!("/_mock/sessions/{id}/api-versions")))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status().as_u16(), 200);
+    let seen: Value = response.json().await.expect("json");
+    assert_eq!(
+        seen["requests"],
+        json!([
+            {"operation": "GET /v1/sessions/{sessionId}", "apiVersion": "1.1", "requests": 1},
+            {"operation": "GET /v1/sessions/{sessionId}/metrics", "apiVersion": "(none)", "requests": 1},
+            {"operation": "GET /v1/sessions/{sessionId}/scores", "apiVersion": "1.0", "requests": 2},
+        ]),
+        "{seen}"
+    );
+    let missing = harness
+        .anonymous
+        .get(harness.url(&format!("/_mock/sessions/{unknown}/api-versions")))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(missing.status().as_u16(), 404);
+}

@@ -144,6 +144,98 @@ async fn a_new_dataset_is_served_from_the_description() {
     );
 }
 
+/// The providers the catalog has for a country, and the packages each serves, read from the
+/// hand-written datasets of a session that requested every package: a provider is listed in a
+/// hand-written dataset's `sources` when it delivers that dataset.
+#[tokio::test]
+async fn a_new_dataset_lists_only_providers_of_the_packages_the_session_requested() {
+    let document = release_1_1();
+    // Failures drawn one time in two: a provider the session never asked for would show some.
+    let harness = release_mock(
+        MockConfig {
+            provider_error_one_in: 2,
+            ..quick_config()
+        },
+        &document,
+    )
+    .await;
+    let mut seen_failure = false;
+    for n in 0..6 {
+        let session = harness
+            .create(
+                &format!("score.only.{n}@example.com"),
+                json!([{ "countryCode": "GBR", "dataPackages": ["SCORE"] }]),
+            )
+            .await;
+        let id = session["id"].as_str().expect("id");
+        harness.complete(id).await;
+        let (status, described) = harness.get_json(&DATASET.replace("{sessionId}", id)).await;
+        assert_eq!(status, 200, "{described}");
+        let (_, scores) = harness.get_json(&format!("/v1/sessions/{id}/scores")).await;
+        // Exactly the providers of the requested package, each as the hand-written dataset of
+        // that package reports it (a failure drawn for one is the same failure everywhere).
+        let of = |body: &Value| -> Vec<(String, String)> {
+            let mut sources: Vec<(String, String)> = body["sources"]
+                .as_array()
+                .expect("sources")
+                .iter()
+                .map(|s| {
+                    (
+                        s["sourceId"].as_str().unwrap_or_default().to_owned(),
+                        s["status"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect();
+            sources.sort();
+            sources
+        };
+        assert_eq!(of(&described), of(&scores), "{described}\n{scores}");
+        seen_failure |= of(&described).iter().any(|(_, status)| status == "ERROR");
+    }
+    assert!(
+        seen_failure,
+        "with one failure in two, some provider failed: the comparison saw both outcomes"
+    );
+
+    // Two packages of one country: the providers of either, none of a third.
+    let session = harness
+        .create(
+            "two.packages@example.com",
+            json!([{ "countryCode": "GBR", "dataPackages": ["SCORE", "IDENTIFICATION"] }]),
+        )
+        .await;
+    let id = session["id"].as_str().expect("id");
+    let (_, waiting) = harness.get_json(&DATASET.replace("{sessionId}", id)).await;
+    let providers = |body: &Value| -> Vec<String> {
+        body["sources"]
+            .as_array()
+            .expect("sources")
+            .iter()
+            .filter_map(|s| s["sourceId"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut expected = Vec::new();
+    for dataset in ["scores", "person-details"] {
+        let (_, body) = harness
+            .get_json(&format!("/v1/sessions/{id}/{dataset}"))
+            .await;
+        expected.extend(providers(&body));
+    }
+    expected.sort();
+    expected.dedup();
+    let mut listed = providers(&waiting);
+    listed.sort();
+    assert_eq!(listed, expected, "{waiting}");
+    assert!(
+        waiting["sources"]
+            .as_array()
+            .expect("sources")
+            .iter()
+            .all(|s| s["status"] == "WAITING_FOR_CUSTOMER"),
+        "{waiting}"
+    );
+}
+
 #[tokio::test]
 async fn the_new_dataset_refuses_as_the_hand_written_ones_do() {
     let document = release_1_1();

@@ -343,3 +343,170 @@ fn regen_pins_a_derived_operation_name_and_check_requires_the_pin() {
     );
     assert_eq!(std::fs::read_to_string(&pin_file).unwrap(), pins);
 }
+
+/// The overlays of the workspace in a temporary directory, without the behaviour pins when
+/// `behaviour` is false.
+fn overlays_copy(behaviour: bool) -> tempfile::TempDir {
+    let overlays = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(workspace_root().join("overlays")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if !behaviour && name == "91-keep-behaviour.overlay.yaml" {
+            continue;
+        }
+        std::fs::copy(&path, overlays.path().join(name)).unwrap();
+    }
+    overlays
+}
+
+/// `check` refuses a workspace whose behaviour is not pinned, and `regen` pins it; a release's
+/// new dataset is pinned out of the default gate, with the version of the description that
+/// added it, and no existing pin moves.
+#[test]
+fn regen_pins_behaviour_and_check_requires_the_pins() {
+    let overlays = overlays_copy(false);
+    let overlays_dir = overlays.path().to_str().unwrap();
+    let out = xtask(&["check", "--overlays", overlays_dir]);
+    assert_eq!(out.status.code(), Some(1), "stdout:\n{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("behaviour pin action(s) missing from overlays/91-keep-behaviour"),
+        "{stderr}"
+    );
+
+    // A release with a dataset without an operationId, into the pinned overlays.
+    let overlays = overlays_copy(true);
+    let overlays_dir = overlays.path().to_str().unwrap();
+    let pin_file = overlays.path().join("91-keep-behaviour.overlay.yaml");
+    let before = std::fs::read_to_string(&pin_file).unwrap();
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec = crate::support::with_unnamed_dataset(spec_dir.path());
+    let out_dir = previous_generation();
+    let out = xtask(&[
+        "regen",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--overlays",
+        overlays_dir,
+        "--out",
+        out_dir.path().to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("pinned the api-version and readiness gate of what was not pinned yet"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("[readiness_gate_widened]"), "{stdout}");
+    assert!(
+        !stdout.contains("[request_header_value_changed]"),
+        "{stdout}"
+    );
+    let after = std::fs::read_to_string(&pin_file).unwrap();
+    assert!(after.starts_with(&before), "no existing pin moves");
+    let added = &after[before.len()..];
+    let (path, _) = crate::support::UNNAMED_DATASET;
+    let version = creditdata_codegen::document::load(&spec).unwrap()["info"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(added.contains(&format!("$.paths['{path}'].get")), "{added}");
+    assert!(
+        added.contains(&format!("x-creditdata-api-version: '{version}'")),
+        "{added}"
+    );
+    assert!(
+        added.contains("x-creditdata-default-gate: false"),
+        "{added}"
+    );
+    let datasets = std::fs::read_to_string(out_dir.path().join("generated_datasets.rs")).unwrap();
+    assert!(
+        datasets.contains("Dataset::ProbeReadings => false"),
+        "the new dataset is read, not gated"
+    );
+}
+
+/// `--adopt-behaviour` moves every pin to the description as it is; the report lists the moves
+/// as behaviour changes and calls the release breaking.
+#[test]
+fn regen_adopt_behaviour_moves_every_pin_and_reports_it() {
+    let overlays = overlays_copy(true);
+    let overlays_dir = overlays.path().to_str().unwrap();
+    // The vendored description under another version label.
+    let spec_dir = tempfile::tempdir().unwrap();
+    let mut doc =
+        creditdata_codegen::document::load(&workspace_root().join("spec/openapi.json")).unwrap();
+    let old_version = doc["info"]["version"].as_str().unwrap().to_string();
+    let new_version = format!("{old_version}-adopted");
+    doc["info"]["version"] = serde_json::json!(new_version);
+    let spec = spec_dir.path().join("relabelled.json");
+    std::fs::write(
+        &spec,
+        creditdata_codegen::document::to_string(&doc, creditdata_codegen::document::Format::Json),
+    )
+    .unwrap();
+    let out_dir = previous_generation();
+    let regen = |extra: &[&str]| {
+        let mut args = vec![
+            "regen",
+            "--spec",
+            spec.to_str().unwrap(),
+            "--overlays",
+            overlays_dir,
+            "--out",
+            out_dir.path().to_str().unwrap(),
+            "--report",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        xtask(&args)
+    };
+
+    // A new label alone changes no header: informational.
+    let out = regen(&[]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["behaviour"], "same", "{report:#}");
+    assert_eq!(report["summary"]["breaking"], false, "{report:#}");
+
+    let out_dir_before = previous_generation();
+    let out = xtask(&[
+        "regen",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--overlays",
+        overlays_dir,
+        "--out",
+        out_dir_before.path().to_str().unwrap(),
+        "--report",
+        "json",
+        "--adopt-behaviour",
+    ]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["behaviour"], "changed", "{report:#}");
+    assert_eq!(report["summary"]["breaking"], true);
+    let moved: Vec<&serde_json::Value> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "request_header_value_changed")
+        .collect();
+    assert_eq!(moved.len(), 1, "{report:#}");
+    assert_eq!(moved[0]["from"], old_version.as_str());
+    assert_eq!(moved[0]["to"], new_version.as_str());
+    assert_eq!(moved[0]["behaviour"], "changed");
+    assert!(
+        text(&out.stderr).contains("--adopt-behaviour: rewrote"),
+        "{}",
+        text(&out.stderr)
+    );
+    let pins =
+        std::fs::read_to_string(overlays.path().join("91-keep-behaviour.overlay.yaml")).unwrap();
+    assert!(
+        pins.contains(&format!("x-creditdata-api-version: {new_version}"))
+            || pins.contains(&format!("x-creditdata-api-version: '{new_version}'")),
+        "{pins}"
+    );
+    assert!(!pins.contains(&format!("x-creditdata-api-version: '{old_version}'")));
+}

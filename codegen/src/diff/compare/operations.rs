@@ -216,6 +216,31 @@ impl<'a> Walker<'a> {
                             ),
                         );
                     }
+                    let (default_old, default_new) =
+                        (default_of(self.old, old_param), default_of(self.new, param));
+                    if default_old != default_new {
+                        let shown = |value: Option<&Value>| {
+                            value.map(super::compact).unwrap_or_else(|| "(none)".into())
+                        };
+                        self.record(
+                            Draft::new(
+                                ChangeKind::ParameterDefaultChanged,
+                                format!("{what}: its default changed"),
+                            )
+                            .at(Some(po), Some(pn))
+                            .values(shown(default_old), shown(default_new))
+                            .impact(
+                                Wire::Yes,
+                                Source::Yes,
+                                "the service applies the default to every call that omits the \
+                                 parameter: calls that compile and run unchanged, deployed or \
+                                 rebuilt, get answers made with the new one; set the parameter \
+                                 to keep the old behaviour",
+                            )
+                            .changes_behaviour()
+                            .rust([Some(method.clone())]),
+                        );
+                    }
                     if let (Some(a), Some(b)) = (old_param.get("schema"), param.get("schema")) {
                         let at = At {
                             pos: Position::Request,
@@ -637,6 +662,21 @@ fn responses(op: &Value) -> BTreeMap<String, &Value> {
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v)).collect())
         .unwrap_or_default()
+}
+
+/// The default a parameter's schema declares (through a `$ref` or a one-element `allOf`).
+fn default_of<'d>(doc: &'d Value, param: &'d Value) -> Option<&'d Value> {
+    let schema = resolve(doc, param.get("schema")?);
+    schema.get("default").or_else(|| {
+        match schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([only]) => resolve(doc, only).get("default"),
+            _ => None,
+        }
+    })
 }
 
 /// One operation of a document.
