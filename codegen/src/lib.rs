@@ -21,6 +21,7 @@ pub mod issuers;
 pub mod lean_requests;
 pub mod links;
 pub mod listings;
+pub mod made_release;
 pub mod open_enums;
 pub mod operation_names;
 pub mod overlay;
