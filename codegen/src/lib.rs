@@ -29,5 +29,6 @@ pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;
 pub mod readiness;
+pub mod request_limits;
 
 pub use error_chain::error_chain;

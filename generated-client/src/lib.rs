@@ -138,6 +138,11 @@ mod generated_datasets;
 #[rustfmt::skip]
 mod generated_issuers;
 
+// The request limits of the description that the types cannot hold (`limits` checks them),
+// written by the generator, which formats it.
+#[rustfmt::skip]
+mod generated_limits;
+
 pub mod auth;
 mod body_limits;
 pub mod call_options;
