@@ -6,4 +6,5 @@ mod drift;
 mod fetch;
 mod overlay_apply;
 mod regen;
+mod release_day;
 mod support;
