@@ -1,6 +1,12 @@
 //! `creditdata`: the consumer credit-data service from a shell (see `creditdata --help` and
 //! `cli/README.md`).
 
+// The command runs whatever the service offers, deprecated or not: a deprecation the vendor
+// publishes must not stop it from compiling (clippy denies warnings). The user is told when a
+// command runs a deprecated operation (`operations::warn_if_deprecated`, `datasets get`), and
+// `creditdata operations` marks each one.
+#![allow(deprecated)]
+
 mod answer;
 mod cli;
 mod datasets;
@@ -38,6 +44,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches)
         .unwrap_or_else(|error| error.format(&mut Cli::command()).exit());
     init_tracing(cli.global.verbose);
+    operations::warn_if_deprecated(&subcommands(&matches));
     failure::show_service_text(cli.global.show_service_text);
     // Before any client is built: the client takes the propagator and tracer it finds.
     telemetry::start(&matches);
@@ -53,6 +60,17 @@ fn main() -> ExitCode {
     // After the command's own message: an export warning, if any, comes last.
     telemetry::finish(status);
     code
+}
+
+/// The names of the subcommands given (`["sessions", "resend"]`), never an argument's value.
+fn subcommands(matches: &clap::ArgMatches) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut current = matches;
+    while let Some((name, below)) = current.subcommand() {
+        words.push(name);
+        current = below;
+    }
+    words
 }
 
 /// Runs the command on a runtime of its own, inside the trace's root span.

@@ -11,7 +11,8 @@ use crate::output::Output;
 use crate::table::Table;
 
 /// The operation a builder sends, named through the generated client: a table that named an
-/// operation the client does not have would not compile.
+/// operation the client does not have would not compile. (A builder the service deprecates is
+/// named all the same: the crate allows `deprecated`, see `main.rs`.)
 macro_rules! op {
     ($builder:ident) => {
         <builder::$builder<'static> as Operation>::META
@@ -77,6 +78,64 @@ pub fn command_for(operation: &OperationMeta) -> Option<String> {
     }
 }
 
+/// The words of the hand-written command a command line runs (`sessions resend`), without its
+/// arguments: the words of a table entry up to its first placeholder (`ID`).
+fn command_words(command: &str) -> Vec<&str> {
+    command
+        .split_whitespace()
+        .take_while(|word| word.chars().any(|c| c.is_ascii_lowercase()))
+        .collect()
+}
+
+/// The operations the command `words` (the subcommands given, `["sessions", "resend"]`) runs,
+/// as the table of hand-written commands says; an entry naming two commands (`... / download
+/// statement-tsv`) counts for both.
+fn run_by<'t>(
+    table: &'t [(&'static OperationMeta, &'static str)],
+    words: &[&str],
+) -> Vec<&'t OperationMeta> {
+    table
+        .iter()
+        .filter(|(_, command)| {
+            command
+                .split(" / ")
+                .any(|alternative| command_words(alternative) == words)
+        })
+        .map(|(meta, _)| *meta)
+        .collect()
+}
+
+/// What the command `words` prints before it runs when the service deprecates an operation it
+/// runs: one line per such operation, read from the generated metadata, so a deprecation the
+/// vendor publishes reaches the user the day the client is regenerated.
+fn deprecation_warnings(
+    table: &[(&'static OperationMeta, &'static str)],
+    words: &[&str],
+) -> Vec<String> {
+    run_by(table, words)
+        .into_iter()
+        .filter(|meta| meta.deprecated)
+        .map(|meta| {
+            format!(
+                "warning: `creditdata {}` runs {} ({} {}), which the service deprecates: it \
+                 still answers, but a later release may remove it",
+                words.join(" "),
+                meta.id,
+                meta.method,
+                meta.path
+            )
+        })
+        .collect()
+}
+
+/// Tells the user on stderr when the command `words` runs an operation the service deprecates
+/// (datasets say so themselves: `datasets get`).
+pub fn warn_if_deprecated(words: &[&str]) {
+    for line in deprecation_warnings(&commands(), words) {
+        crate::terminal::note(&line);
+    }
+}
+
 /// Prints every operation.
 pub fn run(out: Output) -> Result<(), Failure> {
     let all = &creditdata_client::operations::ALL;
@@ -114,6 +173,60 @@ pub fn run(out: Output) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use creditdata_client::operation::ResponseKind;
+
+    const fn meta(id: &'static str, deprecated: bool) -> OperationMeta {
+        OperationMeta {
+            id,
+            rust_name: "",
+            method: "POST",
+            path: "/v1/things/{id}/actions/poke",
+            summary: "",
+            idempotent: false,
+            deprecated,
+            response: ResponseKind::Json,
+        }
+    }
+
+    static POKE: OperationMeta = meta("PokeThing", true);
+    static READ: OperationMeta = meta("ReadThing", false);
+
+    #[test]
+    fn a_command_running_a_deprecated_operation_says_so_and_others_do_not() {
+        let table = [
+            (&POKE, "things poke ID"),
+            (&READ, "things read ID / download thing ID"),
+        ];
+        let warnings = deprecation_warnings(&table, &["things", "poke"]);
+        assert_eq!(
+            warnings,
+            ["warning: `creditdata things poke` runs PokeThing (POST \
+              /v1/things/{id}/actions/poke), which the service deprecates: it still answers, but \
+              a later release may remove it"]
+        );
+        assert!(deprecation_warnings(&table, &["things", "read"]).is_empty());
+        assert!(deprecation_warnings(&table, &["things"]).is_empty());
+        assert_eq!(run_by(&table, &["download", "thing"]).len(), 1);
+    }
+
+    #[test]
+    fn every_hand_written_command_is_found_by_its_words_and_warns_as_its_operation_is_marked() {
+        for (meta, command) in commands() {
+            for alternative in command.split(" / ") {
+                let words = command_words(alternative);
+                assert!(!words.is_empty(), "{command}");
+                assert!(
+                    run_by(&commands(), &words).iter().any(|m| m.id == meta.id),
+                    "{command}"
+                );
+                assert_eq!(
+                    !deprecation_warnings(&commands(), &words).is_empty(),
+                    meta.deprecated,
+                    "{command}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_hand_written_command_runs_another_operation() {

@@ -22,6 +22,7 @@ pub mod issuers;
 pub mod lean_requests;
 pub mod links;
 pub mod listings;
+pub mod made_release;
 pub mod open_enums;
 pub mod operation_names;
 pub mod overlay;
@@ -29,6 +30,7 @@ pub mod path_segments;
 pub mod pipeline;
 pub mod preflight;
 pub mod readiness;
+pub mod request_limits;
 pub mod unions;
 pub mod unknown_members;
 

@@ -41,6 +41,8 @@ pub struct Layout {
     pub datasets: PathBuf,
     /// The security schemes' issuers ([`crate::issuers`]).
     pub issuers: PathBuf,
+    /// The request limits the client checks before sending ([`crate::request_limits`]).
+    pub limits: PathBuf,
 }
 
 impl Layout {
@@ -52,6 +54,7 @@ impl Layout {
             surface: "generated-client/SURFACE.md".into(),
             datasets: "generated-client/src/generated_datasets.rs".into(),
             issuers: "generated-client/src/generated_issuers.rs".into(),
+            limits: "generated-client/src/generated_limits.rs".into(),
         }
     }
 
@@ -63,6 +66,7 @@ impl Layout {
             surface: "SURFACE.md".into(),
             datasets: "generated_datasets.rs".into(),
             issuers: "generated_issuers.rs".into(),
+            limits: "generated_limits.rs".into(),
         }
     }
 }
@@ -78,6 +82,8 @@ pub struct Outputs {
     pub datasets: String,
     /// `generated_issuers.rs`, header included.
     pub issuers: String,
+    /// `generated_limits.rs`, header included.
+    pub limits: String,
     /// What the stages noticed but did not refuse (lenient overlay misses, down-convert drops).
     pub warnings: Vec<String>,
     /// Number of overlay files applied.
@@ -102,6 +108,7 @@ impl Outputs {
             ),
             (layout.datasets.clone(), self.datasets.clone()),
             (layout.issuers.clone(), self.issuers.clone()),
+            (layout.limits.clone(), self.limits.clone()),
         ]
     }
 }
@@ -208,12 +215,14 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
     warnings.extend(generated.warnings.iter().map(|w| format!("generate: {w}")));
     let datasets = datasets::generate(&effective, &generated.success_types, &header)?;
     let issuers = crate::issuers::generate(&effective, &header);
+    let limits = crate::request_limits::generate(&effective, &header);
     Ok(Outputs {
         effective,
         plan,
         generated,
         datasets,
         issuers,
+        limits,
         warnings,
         overlay_files: overlays.len(),
         derived,

@@ -12,10 +12,10 @@
 //! [`runtime`](crate::runtime) refuses a request that breaks one with
 //! [`Error::InvalidRequest`] before anything leaves, as the service would refuse it with a 400.
 //!
-//! The tables repeat numbers of the description; a unit test reads
-//! `spec/openapi.effective.json` and fails when they differ, so a regeneration that changes a
-//! limit cannot leave this module behind. Messages name the parameter or member and the limit,
-//! never the value sent (an e-mail address is personal data).
+//! The tables are generated from the description (`generated_limits.rs`), so a limit a release
+//! adds (a bounded parameter) is checked the day the client is regenerated; a unit test reads
+//! `spec/openapi.effective.json` on its own and compares. Messages name the parameter or member
+//! and the limit, never the value sent (an e-mail address is personal data).
 //!
 //! [`QueryParameterInputCountryCode`]: crate::types::QueryParameterInputCountryCode
 //! [`CreateSessionRequestSubjectEmail`]: crate::types::CreateSessionRequestSubjectEmail
@@ -65,55 +65,11 @@ pub struct EmailMember {
     pub pointer: &'static str,
 }
 
-/// `minimum`/`maximum` of the integer query parameters.
-pub const QUERY_RANGES: &[QueryRange] = &[
-    QueryRange {
-        operation: "GetSessions",
-        parameter: "Skip",
-        minimum: 0,
-        maximum: i32::MAX as i64,
-    },
-    QueryRange {
-        operation: "GetSessions",
-        parameter: "Take",
-        minimum: 1,
-        maximum: MAX_TAKE as i64,
-    },
-];
-
-/// `minItems`/`maxItems` of the arrays in request bodies.
-pub const ARRAY_LENGTHS: &[ArrayLength] = &[
-    ArrayLength {
-        operation: "CreateSession",
-        pointer: "/queryParameters",
-        min_items: 1,
-        max_items: Some(MAX_QUERY_PARAMETERS),
-    },
-    ArrayLength {
-        operation: "CreateSession",
-        pointer: "/queryParameters/*/dataPackages",
-        min_items: 1,
-        max_items: None,
-    },
-    ArrayLength {
-        operation: "UpdateSession",
-        pointer: "/queryParameters",
-        min_items: 1,
-        max_items: Some(MAX_QUERY_PARAMETERS),
-    },
-    ArrayLength {
-        operation: "UpdateSession",
-        pointer: "/queryParameters/*/dataPackages",
-        min_items: 1,
-        max_items: None,
-    },
-];
-
-/// `format: email` members of request bodies.
-pub const EMAIL_MEMBERS: &[EmailMember] = &[EmailMember {
-    operation: "CreateSession",
-    pointer: "/subjectEmail",
-}];
+/// The tables of this description, generated from it (`generated_limits.rs`, written by
+/// `cargo xtask regen` from `codegen/src/request_limits.rs`): `minimum`/`maximum` of the integer
+/// query parameters, `minItems`/`maxItems` of the arrays in request bodies, and their
+/// `format: email` members.
+pub use crate::generated_limits::{ARRAY_LENGTHS, EMAIL_MEMBERS, QUERY_RANGES};
 
 pub use crate::email::is_email_address;
 
@@ -358,6 +314,25 @@ mod tests {
         assert_eq!(
             table_emails, emails,
             "EMAIL_MEMBERS against the description"
+        );
+    }
+
+    /// The two limits this crate names in its API (paging's page size, the query parameters of
+    /// a body) are the description's.
+    #[test]
+    fn the_named_limits_are_the_descriptions() {
+        assert!(
+            QUERY_RANGES
+                .iter()
+                .any(|r| r.parameter == "Take" && r.maximum == i64::from(MAX_TAKE)),
+            "{QUERY_RANGES:?}"
+        );
+        assert!(
+            ARRAY_LENGTHS
+                .iter()
+                .any(|a| a.pointer == "/queryParameters"
+                    && a.max_items == Some(MAX_QUERY_PARAMETERS)),
+            "{ARRAY_LENGTHS:?}"
         );
     }
 

@@ -31,6 +31,10 @@
 //!   refuse framing; their forms are bound to the pending request by a cookie and a CSRF token.
 //!   Codes and refresh tokens are single-use and stored as digests; a replay ends the sign-in.
 
+// The mock serves everything the description offers, deprecated or not: a deprecation the vendor
+// publishes (of an operation, a schema, a member the mock builds) must not stop it from compiling.
+#![allow(deprecated)]
+
 mod api;
 mod api_versions;
 pub mod auth;
@@ -97,6 +101,65 @@ pub fn example_answer(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let validator = described::schema::validator(description, schema).ok()?;
     described::example::valid_example(description, schema, &validator, &mut rng, |_, _| Ok(())).ok()
+}
+
+/// A schema-valid example of `schema` (a schema of `description`, an effective, OpenAPI 3.0
+/// document), drawn from `seed`, as the mock draws the values of what it makes up (checked
+/// against the schema). Tests use it for a value the description allows, whatever the release.
+/// `None` when the mock cannot make one (see [`example_answer`]).
+pub fn example_of(
+    description: &serde_json::Value,
+    schema: &serde_json::Value,
+    seed: u64,
+) -> Option<serde_json::Value> {
+    use rand::SeedableRng as _;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let validator = described::schema::validator(description, schema).ok()?;
+    described::example::valid_example(description, schema, &validator, &mut rng, |_, _| Ok(())).ok()
+}
+
+/// `value` (a JSON value of the component schema `schema_name`) with every member the
+/// description requires that it lacks filled (`null` where the member allows it, else a
+/// schema-valid example), in nested objects too; members it has are kept. The embedded effective description (the one the client is
+/// generated from) is asked, so a member a vendor release makes required reaches a test's
+/// hand-written fixture with no edit. `value` is returned as it is when the description has no
+/// such schema.
+pub fn as_described(schema_name: &str, value: serde_json::Value) -> serde_json::Value {
+    use rand::SeedableRng as _;
+    let Ok(description) = serde_json::from_slice::<serde_json::Value>(EFFECTIVE_JSON) else {
+        return value;
+    };
+    let schema = serde_json::json!({ "$ref": format!("#/components/schemas/{schema_name}") });
+    let mut value = value;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    described::example::fill_required(&description, &schema, &mut value, &mut rng);
+    value
+}
+
+/// `value` (a JSON answer of `operation_id`, `200`) completed as [`as_described`] completes a
+/// schema's value: for a test's hand-written answer of an operation.
+pub fn as_answer_of(operation_id: &str, value: serde_json::Value) -> serde_json::Value {
+    use rand::SeedableRng as _;
+    let Ok(description) = serde_json::from_slice::<serde_json::Value>(EFFECTIVE_JSON) else {
+        return value;
+    };
+    let Some(schema) = description
+        .get("paths")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flat_map(|paths| paths.values())
+        .filter_map(serde_json::Value::as_object)
+        .flat_map(|item| item.values())
+        .find(|op| op.get("operationId").and_then(serde_json::Value::as_str) == Some(operation_id))
+        .and_then(|op| op.pointer("/responses/200/content/application~1json/schema"))
+        .cloned()
+    else {
+        return value;
+    };
+    let mut value = value;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    described::example::fill_required(&description, &schema, &mut value, &mut rng);
+    value
 }
 
 use guard::HostPolicy;

@@ -47,8 +47,19 @@ pub async fn router(
         .route_layer(bearer())
         .with_state(Arc::clone(&state));
     let unserved = described::not_hand_written(&state.description, hand_written).await;
+    // The parameters the description gives a hand-written route are checked before its own
+    // code runs (after the bearer check, which wraps everything below).
+    let parameters = Arc::new(described::HandWritten::new(&state.description, &unserved)?);
     let api = api::routes()
-        .merge(described::routes(&state.description, &unserved)?)
+        .route_layer(middleware::from_fn_with_state(
+            parameters,
+            described::check_hand_written,
+        ))
+        .merge(described::routes(
+            &state.description,
+            &unserved,
+            &api::routes().with_state(Arc::clone(&state)),
+        )?)
         .route_layer(bearer())
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&state),

@@ -89,6 +89,7 @@ pub const MODULES: &[(&str, usize)] = &[
     ("operation", 2),
     ("call_options", 2),
     ("limits", 2),
+    ("generated_limits", 2),
     ("rate_limit", 2),
     ("rate_limit::store", 2),
     ("environment", 2),

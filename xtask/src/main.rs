@@ -14,6 +14,7 @@ use creditdata_codegen::error_chain;
 use creditdata_codegen::overlay::{self, ApplyOptions, OverlayErrors};
 
 mod build_seed;
+mod changelog;
 mod ci;
 mod conformance;
 mod consumer_app;
@@ -25,6 +26,7 @@ mod mock;
 mod quickstart;
 mod regen;
 mod release_day;
+mod semver_check;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "creditdata maintenance tasks")]
@@ -44,6 +46,9 @@ enum Command {
     Ci(ci::CiArgs),
     /// Download the published description and replace the vendored copy in spec/.
     Fetch(fetch::FetchArgs),
+    /// Release the client: set its version in generated-client/Cargo.toml (by default the one the
+    /// unreleased changelog entries call for) and move those entries under it.
+    CutRelease(changelog::CutReleaseArgs),
     /// Rehearse a vendor release on a copy of the workspace: drift, fetch, regen and ci with no
     /// hand edit, then the mock and `creditdata` serve, list and export what it added.
     ReleaseDay(release_day::ReleaseDayArgs),
@@ -99,6 +104,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Conformance(args) => conformance::run(args)?,
         Command::Fetch(args) => fetch::fetch(&args)?,
         Command::ReleaseDay(args) => release_day::run(&args)?,
+        Command::CutRelease(args) => changelog::cut_release(&args)?,
         Command::Overlay(OverlayCommand::Apply {
             spec,
             overlays,

@@ -49,7 +49,7 @@ pub struct RegenArgs {
     /// The directory of overlays, applied in file-name order (default: overlays/).
     #[arg(long, value_name = "DIR")]
     overlays: Option<PathBuf>,
-    /// Write openapi.effective.json, generated.rs, SURFACE.md, generated_datasets.rs and generated_issuers.rs into DIR
+    /// Write openapi.effective.json, generated.rs, SURFACE.md, generated_datasets.rs, generated_issuers.rs and generated_limits.rs into DIR
     /// instead of their checked-in places (for a newer published version, or another service).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -191,7 +191,7 @@ pub fn with_client_version(report: ChangeReport) -> anyhow::Result<ChangeReport>
 }
 
 /// The version of creditdata-client (its own, or the workspace's).
-fn client_version() -> anyhow::Result<String> {
+pub fn client_version() -> anyhow::Result<String> {
     let root = workspace_root();
     let read = |path: &Path| -> anyhow::Result<toml::Table> {
         let text = std::fs::read_to_string(path)
@@ -524,6 +524,23 @@ pub fn regen(args: &RegenArgs) -> anyhow::Result<()> {
     ));
     if let Some(path) = &args.json_out {
         write_json(&report, path)?;
+    }
+    // The workspace's own regeneration feeds the client's changelog (a preview does not).
+    if args.out.is_none() {
+        let version = |doc: Option<&Value>| {
+            doc.and_then(|d| d.pointer("/info/version"))
+                .and_then(Value::as_str)
+                .unwrap_or("(none)")
+                .to_string()
+        };
+        let old = version(previous.as_ref().map(|p| &p.effective));
+        let new = version(Some(&outputs.effective));
+        if let Some(path) = crate::changelog::record(&root, &report, &old, &new)? {
+            say(format!(
+                "added the change report to {} (Unreleased)",
+                shown(&path)
+            ));
+        }
     }
     match (args.report, &previous) {
         (ReportFormat::Text, None) => {

@@ -2,8 +2,9 @@
 //! workspace, with no hand-written line.
 //!
 //! A release is made from today's vendored description (an overlay applied to
-//! `spec/openapi.json`; by default the additive 1.1 of `codegen/tests/data/release-day/`) and
-//! published, JSON and YAML, by a publisher stand-in on loopback. In a copy of the workspace
+//! `spec/openapi.json`: by default one made by code from whatever that description is,
+//! [`made_release`](creditdata_codegen::made_release), so it applies however much the vendor has published; or `--release FILE`)
+//! and published, JSON and YAML, by a publisher stand-in on loopback. In a copy of the workspace
 //! (every file git tracks or would track, as it is on disk), the commands a maintainer runs on
 //! release day run as they are: `drift` must classify the release (exit 3 for an additive one),
 //! `fetch` vendors it, `regen` regenerates, and `ci` (every step but this one) must pass. Then
@@ -27,15 +28,13 @@ use std::time::Duration;
 use anyhow::{Context, anyhow, ensure};
 use clap::Args;
 use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::made_release;
 use creditdata_codegen::overlay::{self, ApplyOptions};
 use serde_json::Value;
 
 use crate::mock::{MockOptions, MockProcess, build_mock, random_secret};
 use crate::regen::workspace_root;
-use crate::{build_seed, decisions};
-
-/// The release rehearsed when none is given.
-const DEFAULT_RELEASE: &str = "codegen/tests/data/release-day/1.1-additive.overlay.yaml";
+use crate::{build_seed, changelog, decisions, semver_check};
 
 /// Where the publisher stand-in serves the release.
 const JSON_PATH: &str = "/openapi/v1.json";
@@ -46,10 +45,18 @@ const YAML_PATH: &str = "/openapi/v1.yaml";
 /// `creditdata datasets all` / `creditdata export` write every dataset the release adds.
 #[derive(Args, Debug)]
 pub struct ReleaseDayArgs {
-    /// The release: an OAI overlay applied to spec/openapi.json [default:
-    /// codegen/tests/data/release-day/1.1-additive.overlay.yaml].
+    /// The release: an OAI overlay applied to spec/openapi.json [default: one made from
+    /// spec/openapi.json as it is, adding a dataset, a listing and its entries, members,
+    /// parameters, enum values, a version and deprecations; --print-release shows it].
     #[arg(long, value_name = "OVERLAY")]
     release: Option<PathBuf>,
+    /// Print the release (the overlay, YAML) that would be rehearsed, and stop.
+    #[arg(long)]
+    print_release: bool,
+    /// Rehearse a breaking release made from spec/openapi.json instead (a dataset's items lose a
+    /// member): drift must exit 4, then fetch, regen and the version check (no ci).
+    #[arg(long, conflicts_with = "release")]
+    breaking: bool,
     /// The exit status `cargo xtask drift` must give for the release: 3 for a compatible
     /// release, 4 for a breaking one (then the rehearsal stops after drift, as a maintainer
     /// would).
@@ -70,6 +77,8 @@ impl Default for ReleaseDayArgs {
     fn default() -> Self {
         ReleaseDayArgs {
             release: None,
+            print_release: false,
+            breaking: false,
             expect_drift: 3,
             skip: Vec::new(),
             keep: None,
@@ -79,22 +88,13 @@ impl Default for ReleaseDayArgs {
 
 pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
     let root = workspace_root();
-    let release = args
-        .release
-        .clone()
-        .unwrap_or_else(|| root.join(DEFAULT_RELEASE));
     let before = document::load(&root.join("spec/openapi.json"))?;
-    let published = overlay::apply_files(
-        &root.join("spec/openapi.json"),
-        std::slice::from_ref(&release),
-        &ApplyOptions { lenient: false },
-    )
-    .with_context(|| format!("the release {} does not apply", release.display()))?
-    .document;
+    let Some((release, published)) = the_release(&root, &before, args)? else {
+        return Ok(());
+    };
     let added = added_datasets(&before, &published);
     println!(
-        "release-day: {} adds {} dataset(s) below a Session: {}",
-        release.display(),
+        "release-day: {release} adds {} dataset(s) below a Session: {}",
         added.len(),
         added.iter().cloned().collect::<Vec<_>>().join(", ")
     );
@@ -174,10 +174,10 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         .status()
         .context("running cargo xtask drift in the copy")?;
     let code = drift.code().unwrap_or(-1);
+    let expected = if args.breaking { 4 } else { args.expect_drift };
     ensure!(
-        code == i32::from(args.expect_drift),
-        "cargo xtask drift exited {code}, expected {} for this release",
-        args.expect_drift
+        code == i32::from(expected),
+        "cargo xtask drift exited {code}, expected {expected} for this release",
     );
     let report: Value = serde_json::from_slice(&std::fs::read(&report)?)?;
     println!(
@@ -187,8 +187,8 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
             .and_then(Value::as_str)
             .unwrap_or("(none)")
     );
-    if args.expect_drift == 4 {
-        return Ok(());
+    if expected == 4 {
+        return breaking_release_version(&env, &root, &url, &report);
     }
 
     // 2. Release day itself: vendor, regenerate, check, with no hand edit in between.
@@ -196,6 +196,10 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
     run_ok(env.xtask(&["regen"]), "cargo xtask regen")?;
     let changed = git_output(&copy, &["status", "--porcelain", "--untracked-files=all"])?;
     println!("release-day: what fetch and regen changed, with no hand edit:\n{changed}");
+    // The crate's release: the changelog regen fed, the version cut, the tool's verdict.
+    check_release_version(&env, &root, &report)?;
+    run_ok(env.xtask(&["cut-release"]), "cargo xtask cut-release")?;
+    check_cut(&env, &report)?;
     let mut ci = env.xtask(&["ci", "--skip", "release-day"]);
     for step in &args.skip {
         ci.args(["--skip", step]);
@@ -236,6 +240,146 @@ pub fn run(args: &ReleaseDayArgs) -> anyhow::Result<()> {
         added.len()
     );
     Ok(())
+}
+
+/// The copy's changelog holds the regeneration's report under `Unreleased`, with the bump the
+/// drift report called for, and cargo-semver-checks between this workspace's client and the
+/// copy's agrees with the report's suggested version ([`semver_check`]).
+fn check_release_version(env: &CopyEnv, root: &Path, report: &Value) -> anyhow::Result<()> {
+    let bump = report
+        .pointer("/semver/bump")
+        .and_then(Value::as_str)
+        .context("the drift report has no semver.bump")?;
+    let path = env.copy.join(changelog::CHANGELOG);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("regen wrote no {}", path.display()))?;
+    let recorded: Vec<String> = changelog::unreleased_bumps(&text)?
+        .into_iter()
+        .map(|b| format!("{b:?}").to_ascii_lowercase())
+        .collect();
+    ensure!(
+        recorded == [bump],
+        "{} records {recorded:?} under Unreleased after regen; the drift report calls for \
+         [{bump:?}]",
+        changelog::CHANGELOG
+    );
+    println!(
+        "release-day: {} has the report under Unreleased (bump {bump})",
+        changelog::CHANGELOG
+    );
+    let verdict = semver_check::run_tool(
+        &env.copy,
+        root,
+        &[
+            ("CARGO_TARGET_DIR", &env.target),
+            ("CARGO_BUILD_BUILD_DIR", &env.target),
+        ],
+    )?;
+    println!("release-day: {}", semver_check::agree(report, &verdict)?);
+    Ok(())
+}
+
+/// After `cargo xtask cut-release` in the copy: the client's version is the suggested one and
+/// the changelog has its section.
+fn check_cut(env: &CopyEnv, report: &Value) -> anyhow::Result<()> {
+    let suggested = report
+        .pointer("/semver/suggested")
+        .and_then(Value::as_str)
+        .context("the drift report has no semver.suggested")?;
+    let manifest = std::fs::read_to_string(env.copy.join(changelog::CLIENT_MANIFEST))?;
+    let version = manifest
+        .parse::<toml::Table>()?
+        .get("package")
+        .and_then(|p| p.get("version"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    ensure!(
+        version.as_deref() == Some(suggested),
+        "after cut-release, {} has version {version:?}; the report suggests {suggested}",
+        changelog::CLIENT_MANIFEST
+    );
+    let text = std::fs::read_to_string(env.copy.join(changelog::CHANGELOG))?;
+    ensure!(
+        text.contains(&format!("\n## {suggested} - "))
+            && changelog::unreleased_bumps(&text)?.is_empty(),
+        "after cut-release, {} has no section for {suggested}, or still something unreleased",
+        changelog::CHANGELOG
+    );
+    println!(
+        "release-day: cut-release set creditdata-client {suggested} and its changelog section"
+    );
+    Ok(())
+}
+
+/// A breaking release, after drift: a maintainer releasing a breaking version vendors and
+/// regenerates it too, and the version check applies as for any release; the workspace's own
+/// code is not expected to compile with it, so no `ci`. When `regen` stops (an overlay whose
+/// target the release removed), that is the maintainer's next step, not a failure.
+fn breaking_release_version(
+    env: &CopyEnv,
+    root: &Path,
+    url: &str,
+    report: &Value,
+) -> anyhow::Result<()> {
+    run_ok(env.xtask(&["fetch", "--url", url]), "cargo xtask fetch")?;
+    if let Err(e) = run_ok(env.xtask(&["regen"]), "cargo xtask regen") {
+        println!(
+            "release-day: regen stops on this breaking release ({e:#}); the version is not \
+             checked"
+        );
+        return Ok(());
+    }
+    check_release_version(env, root, report)
+}
+
+/// The release to rehearse, named, and the description it publishes: `--release FILE` applied
+/// to `before`, or the release made from `before` ([`made_release`](creditdata_codegen::made_release)). `None` when
+/// `--print-release` printed it instead.
+fn the_release(
+    root: &Path,
+    before: &Value,
+    args: &ReleaseDayArgs,
+) -> anyhow::Result<Option<(String, Value)>> {
+    let spec = root.join("spec/openapi.json");
+    if let Some(file) = &args.release {
+        if args.print_release {
+            print!(
+                "{}",
+                std::fs::read_to_string(file)
+                    .with_context(|| { format!("cannot read {}", file.display()) })?
+            );
+            return Ok(None);
+        }
+        let published = overlay::apply_files(
+            &spec,
+            std::slice::from_ref(file),
+            &ApplyOptions { lenient: false },
+        )
+        .with_context(|| format!("the release {} does not apply", file.display()))?
+        .document;
+        return Ok(Some((file.display().to_string(), published)));
+    }
+    let made = if args.breaking {
+        made_release::breaking(before)
+    } else {
+        made_release::make(before)
+    }
+    .with_context(|| format!("making a release from {}", spec.display()))?;
+    if args.print_release {
+        print!("{}", document::to_string(&made.overlay, Format::Yaml));
+        return Ok(None);
+    }
+    for line in &made.additions {
+        println!("release-day: the made release adds {line}");
+    }
+    for line in &made.left_out {
+        println!("release-day: the made release leaves out {line}");
+    }
+    let published = made.apply(before)?;
+    Ok(Some((
+        format!("the release made from {}", spec.display()),
+        published,
+    )))
 }
 
 /// The last path segment of every JSON GET the release added directly below a Session, taking

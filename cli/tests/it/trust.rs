@@ -49,15 +49,18 @@ fn assert_terminal_safe(what: &str, text: &str) {
 const SESSION: &str = "3f0d1f5e-7f58-4d5f-9a53-3c1e9b0f0a11";
 
 fn session(email: &str) -> Value {
-    json!({
-        "id": SESSION,
-        "createdAtUtc": "2026-01-05T10:00:00Z",
-        "customerProgressStatus": "WAITING_FOR_CUSTOMER",
-        "subjectEmail": email,
-        "subjectFullName": HOSTILE,
-        "createdByName": HOSTILE,
-        "queryParameters": [{"countryCode": HOSTILE, "dataPackages": ["SCORE"]}],
-    })
+    creditdata_mock::as_described(
+        "Session",
+        json!({
+            "id": SESSION,
+            "createdAtUtc": "2026-01-05T10:00:00Z",
+            "customerProgressStatus": "WAITING_FOR_CUSTOMER",
+            "subjectEmail": email,
+            "subjectFullName": HOSTILE,
+            "createdByName": HOSTILE,
+            "queryParameters": [{"countryCode": HOSTILE, "dataPackages": ["SCORE"]}],
+        }),
+    )
 }
 
 fn json_response(status: StatusCode, content_type: &'static str, body: Value) -> Response {

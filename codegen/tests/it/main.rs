@@ -21,6 +21,7 @@ mod forward_compatible;
 mod frozen;
 mod generated_surface;
 mod generator_version;
+mod made_release;
 mod next_generator;
 mod operation_names;
 mod overlay;

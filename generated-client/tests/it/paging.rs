@@ -19,19 +19,22 @@ fn client(server: &MockServer) -> Client {
 }
 
 fn session(n: u128) -> Value {
-    json!({
-        "id": Uuid::from_u128(n),
-        "createdAtUtc": "2026-01-02T03:04:05Z",
-        "createdByName": "operator",
-        "organizationalUnitName": null,
-        "subjectEmail": format!("subject{n}@example.test"),
-        "subjectFullName": "",
-        "customerInputDeadlineUtc": "2026-01-09T00:00:00Z",
-        "customerProgressStatus": "WAITING_FOR_CUSTOMER",
-        "queryParameters": [{ "countryCode": "EST", "dataPackages": ["SCORE"] }],
-        "customerInputDeadlineExtendableUntilUtc": null,
-        "dataPackageUpgradableUntilUtc": null,
-    })
+    creditdata_mock::as_described(
+        "Session",
+        json!({
+            "id": Uuid::from_u128(n),
+            "createdAtUtc": "2026-01-02T03:04:05Z",
+            "createdByName": "operator",
+            "organizationalUnitName": null,
+            "subjectEmail": format!("subject{n}@example.test"),
+            "subjectFullName": "",
+            "customerInputDeadlineUtc": "2026-01-09T00:00:00Z",
+            "customerProgressStatus": "WAITING_FOR_CUSTOMER",
+            "queryParameters": [{ "countryCode": "EST", "dataPackages": ["SCORE"] }],
+            "customerInputDeadlineExtendableUntilUtc": null,
+            "dataPackageUpgradableUntilUtc": null,
+        }),
+    )
 }
 
 fn query(request: &Request) -> BTreeMap<String, String> {

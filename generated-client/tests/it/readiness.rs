@@ -333,11 +333,14 @@ async fn the_waiter_reads_again_only_what_is_pending_or_failed_transiently() {
 
     let id = Uuid::from_u128(0xda7a);
     let server = Wiremock::start().await;
-    let mut session: serde_json::Value = serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/session_completed.json"
-    )))
-    .unwrap();
+    let mut session: serde_json::Value = creditdata_mock::as_described(
+        "Session",
+        serde_json::from_str(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/session_completed.json"
+        )))
+        .unwrap(),
+    );
     session["id"] = json!(id);
     Mock::given(method("GET"))
         .and(path(format!("/v1/sessions/{id}")))

@@ -85,23 +85,27 @@ pub fn session_id() -> Uuid {
     Uuid::parse_str("6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e").unwrap()
 }
 
-/// A Session as the service returns it.
+/// A Session as the service returns it (with whatever else the description requires of one:
+/// [`creditdata_mock::as_described`]).
 pub fn session_json(id: Uuid) -> Value {
-    json!({
-        "id": id,
-        "createdAtUtc": "2026-03-04T09:15:27.123+00:00",
-        "createdByName": "Integration User",
-        "organizationalUnitName": null,
-        "subjectEmail": "jane.doe@example.com",
-        "subjectFullName": "",
-        "customerInputDeadlineUtc": "2026-03-11T09:15:27.123+00:00",
-        "customerProgressStatus": "WAITING_FOR_CUSTOMER",
-        "queryParameters": [
-            { "countryCode": "GBR", "dataPackages": ["CREDIT_HISTORY", "SCORE", "BANK_ACCOUNT_CATEGORIZATION", "IDENTIFICATION"] }
-        ],
-        "customerInputDeadlineExtendableUntilUtc": null,
-        "dataPackageUpgradableUntilUtc": null
-    })
+    creditdata_mock::as_described(
+        "Session",
+        json!({
+            "id": id,
+            "createdAtUtc": "2026-03-04T09:15:27.123+00:00",
+            "createdByName": "Integration User",
+            "organizationalUnitName": null,
+            "subjectEmail": "jane.doe@example.com",
+            "subjectFullName": "",
+            "customerInputDeadlineUtc": "2026-03-11T09:15:27.123+00:00",
+            "customerProgressStatus": "WAITING_FOR_CUSTOMER",
+            "queryParameters": [
+                { "countryCode": "GBR", "dataPackages": ["CREDIT_HISTORY", "SCORE", "BANK_ACCOUNT_CATEGORIZATION", "IDENTIFICATION"] }
+            ],
+            "customerInputDeadlineExtendableUntilUtc": null,
+            "dataPackageUpgradableUntilUtc": null
+        }),
+    )
 }
 
 /// A create-session body.

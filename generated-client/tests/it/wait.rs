@@ -19,15 +19,18 @@ fn client(server: &MockServer) -> Client {
 }
 
 fn session(status: &str) -> Value {
-    json!({
-        "id": SESSION,
-        "createdAtUtc": "2026-01-02T03:04:05Z",
-        "subjectEmail": "subject@example.test",
-        "customerProgressStatus": status,
-        "queryParameters": null,
-        "customerInputDeadlineExtendableUntilUtc": null,
-        "dataPackageUpgradableUntilUtc": null,
-    })
+    creditdata_mock::as_described(
+        "Session",
+        json!({
+            "id": SESSION,
+            "createdAtUtc": "2026-01-02T03:04:05Z",
+            "subjectEmail": "subject@example.test",
+            "customerProgressStatus": status,
+            "queryParameters": null,
+            "customerInputDeadlineExtendableUntilUtc": null,
+            "dataPackageUpgradableUntilUtc": null,
+        }),
+    )
 }
 
 fn quick() -> WaitOptions {

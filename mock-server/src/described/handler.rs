@@ -4,27 +4,22 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use jsonschema::Validator;
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
+use super::entries::{self, ListedBy};
+use super::parameters::{self, Parameters};
 use super::{DescriptionError, OperationRef, SESSION_PARAMETER, SESSION_PATH, compile, example};
 use crate::api::{json_body, read};
 use crate::data;
 use crate::problem::{FieldErrors, Problem};
-use crate::state::AppState;
-
-/// A parameter (path or query) with its compiled schema.
-struct Parameter {
-    name: String,
-    required: bool,
-    schema: Value,
-    validator: Validator,
-}
+use crate::state::{AppState, Context};
 
 /// What the operation answers on success.
 struct Answer {
@@ -38,11 +33,22 @@ struct Answer {
 pub struct Compiled {
     operation: OperationRef,
     document: Arc<Value>,
-    path: Vec<Parameter>,
-    query: Vec<Parameter>,
+    parameters: Parameters,
     /// `(required, validator)` of a JSON request body.
     body: Option<(bool, Option<Validator>)>,
     answer: Answer,
+    /// The listing it takes one entry of, if any (see [`entries`]).
+    entry_of: Option<EntryOf>,
+}
+
+/// The listing an operation takes one entry of, and how to read it for a session.
+struct EntryOf {
+    listed_by: ListedBy,
+    /// The listing's answer schema when the description serves the listing too (its answer is
+    /// then made as [`serve`] makes it); `None` when a hand-written route serves it.
+    described: Option<(Value, Validator)>,
+    /// The hand-written routes, to read a hand-written listing through.
+    hand_written: Router,
 }
 
 impl Compiled {
@@ -54,53 +60,6 @@ impl Compiled {
             .pointer(&operation.pointer)
             .cloned()
             .unwrap_or(Value::Null);
-        let item_pointer = operation
-            .pointer
-            .rsplit_once('/')
-            .map(|(item, _)| item)
-            .unwrap_or_default();
-        let item_parameters = document
-            .pointer(&format!("{item_pointer}/parameters"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let own = node
-            .get("parameters")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut path = Vec::new();
-        let mut query = Vec::new();
-        // The operation's own parameters override the path item's of the same name and place.
-        let mut seen: Vec<(String, String)> = Vec::new();
-        for (index, parameter) in own.iter().chain(item_parameters.iter()).enumerate() {
-            let parameter = resolve(document, parameter);
-            let name = parameter
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let place = parameter
-                .get("in")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if seen.contains(&(name.to_owned(), place.to_owned())) {
-                continue;
-            }
-            seen.push((name.to_owned(), place.to_owned()));
-            let schema = parameter.get("schema").cloned().unwrap_or(json!({}));
-            let pointer = format!("{}/parameters/{index}/schema", operation.pointer);
-            let compiled = Parameter {
-                name: name.to_owned(),
-                required: parameter.get("required") == Some(&Value::Bool(true)) || place == "path",
-                validator: compile(document, &schema, &pointer)?,
-                schema,
-            };
-            match place {
-                "path" => path.push(compiled),
-                "query" => query.push(compiled),
-                _ => {}
-            }
-        }
         let body = match node.get("requestBody") {
             Some(body) => {
                 let body = resolve(document, body);
@@ -121,12 +80,71 @@ impl Compiled {
         Ok(Compiled {
             operation: operation.clone(),
             document: Arc::clone(document),
-            path,
-            query,
+            parameters: Parameters::of(document, operation)?,
             body,
             answer: answer(document, &node, &operation.pointer)?,
+            entry_of: None,
         })
     }
+
+    /// Finds the listing the operation takes one entry of, if any ([`entries`]): served from
+    /// the description when it is one of `described`, else read through `hand_written`.
+    pub fn with_listing(mut self, described: &[OperationRef], hand_written: &Router) -> Compiled {
+        if let Some(listed_by) = entries::listed_by(&self.document, &self.operation) {
+            let served_here = described.iter().any(|op| {
+                op.method == listed_by.listing.method && op.path == listed_by.listing.path
+            });
+            let schema = served_here
+                .then(|| {
+                    let node = self.document.pointer(&listed_by.listing.pointer)?;
+                    answer(&self.document, node, &listed_by.listing.pointer)
+                        .ok()?
+                        .content?
+                        .1
+                })
+                .flatten();
+            self.entry_of = Some(EntryOf {
+                listed_by,
+                described: schema,
+                hand_written: hand_written.clone(),
+            });
+        }
+        self
+    }
+}
+
+/// The answer made for an operation of `document` (by its id) whose success schema is
+/// `schema` (with its validator): an example drawn for the session (the same every time) whose
+/// items follow the session's providers, checked against the schema; what cannot be made valid
+/// is a 501 that says what (never a value the schema refuses).
+fn made_answer(
+    state: &AppState,
+    session: Option<&Context>,
+    document: &Value,
+    operation_id: &str,
+    (schema, validator): (&Value, &Validator),
+) -> Result<Value, Problem> {
+    let seed = session.map(|c| c.record.id).unwrap_or_else(Uuid::nil);
+    let mut rng = data::rng(seed, &format!("described/{operation_id}"));
+    example::valid_example(
+        document,
+        schema,
+        validator,
+        &mut rng,
+        |body, rng| match session {
+            Some(context) => context
+                .view(&state.config)
+                .follow_providers(document, schema, body, rng),
+            None => Ok(()),
+        },
+    )
+    .map_err(|unmakeable| {
+        Problem::not_implemented(format!(
+            "The mock cannot make up an answer of {operation_id} that its schema accepts, \
+             {unmakeable}. This is a limit of the mock, not of the service: test this operation \
+             against a recorded answer, or give the mock a handler for it."
+        ))
+    })
 }
 
 /// The first success response in the order the description lists them (`2XX` counts as 200).
@@ -202,64 +220,6 @@ fn resolve<'a>(document: &'a Value, node: &'a Value) -> &'a Value {
     node
 }
 
-/// A parameter's text as the JSON value its schema describes (`7` for an integer, `true` for a
-/// boolean, the text itself when it is no such value, so that the schema refuses it).
-fn typed(schema: &Value, text: &str) -> Value {
-    let kind = match schema.get("type") {
-        Some(Value::String(kind)) => kind.as_str(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| *k != "null")
-            .unwrap_or("string"),
-        _ => "string",
-    };
-    match kind {
-        "integer" => text
-            .parse::<i64>()
-            .map(Value::from)
-            .unwrap_or_else(|_| json!(text)),
-        "number" => text
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or_else(|| json!(text)),
-        "boolean" => match text {
-            "true" | "True" => json!(true),
-            "false" | "False" => json!(false),
-            _ => json!(text),
-        },
-        "array" => Value::Array(
-            text.split(',')
-                .map(|part| typed(schema.get("items").unwrap_or(&json!({})), part))
-                .collect(),
-        ),
-        _ => json!(text),
-    }
-}
-
-/// Checks one parameter's value, as the service words it for an id.
-fn check_parameter(parameter: &Parameter, text: &str, errors: &mut FieldErrors) {
-    let value = typed(&parameter.schema, text);
-    if parameter.validator.is_valid(&value) {
-        return;
-    }
-    if parameter.schema.get("format").and_then(Value::as_str) == Some("uuid") {
-        errors.add(
-            &parameter.name,
-            format!("The value '{text}' is not a valid UUID."),
-        );
-        return;
-    }
-    for (_, message) in super::schema::refusals(&parameter.validator, &value, "") {
-        errors.add(
-            &parameter.name,
-            message.replacen("The $ value", &format!("The {} value", parameter.name), 1),
-        );
-    }
-}
-
 /// Serves one request of `compiled`'s operation.
 pub async fn serve(
     state: Arc<AppState>,
@@ -277,9 +237,9 @@ pub async fn serve(
             }
         };
     let mut errors = FieldErrors::default();
-    for parameter in &compiled.path {
+    for parameter in &compiled.parameters.path {
         match path_values.get(&parameter.name) {
-            Some(text) => check_parameter(parameter, text, &mut errors),
+            Some(text) => parameters::check(parameter, text, &mut errors),
             None => {
                 return Err(Problem::internal(format!(
                     "The route of {} has no path parameter {}; this is a bug in the mock.",
@@ -313,24 +273,12 @@ pub async fn serve(
     };
 
     let mut errors = FieldErrors::default();
-    let mut query: HashMap<String, String> = HashMap::new();
-    for (name, value) in form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()) {
-        // Names match case-insensitively and the first of repeated parameters counts, as
-        // ASP.NET binds them (and as the hand-written search does).
-        query
-            .entry(name.to_ascii_lowercase())
-            .or_insert_with(|| value.into_owned());
-    }
-    for parameter in &compiled.query {
-        match query.get(&parameter.name.to_ascii_lowercase()) {
-            Some(text) => check_parameter(parameter, text, &mut errors),
-            None if parameter.required => errors.add(
-                &parameter.name,
-                format!("The {} field is required.", parameter.name),
-            ),
-            None => {}
-        }
-    }
+    compiled
+        .parameters
+        .check_query(parts.uri.query(), &mut errors);
+    compiled
+        .parameters
+        .check_headers(&parts.headers, &mut errors);
     if let Some((required, validator)) = &compiled.body {
         let headers = parts.headers.clone();
         let request = Request::from_parts(parts, body);
@@ -345,6 +293,31 @@ pub async fn serve(
     }
     errors.into_result()?;
 
+    // An entry the listing does not give for this session is not found.
+    let entry = match &compiled.entry_of {
+        Some(entry_of) => {
+            let listing = entry_of
+                .described
+                .as_ref()
+                .map(|(schema, validator)| {
+                    made_answer(
+                        &state,
+                        session.as_ref(),
+                        &compiled.document,
+                        &entry_of.listed_by.listing.id,
+                        (schema, validator),
+                    )
+                })
+                .transpose()?;
+            let entry = entry_of
+                .listed_by
+                .entry(&path_values, listing, &entry_of.hand_written)
+                .await?;
+            entry_of.listed_by.answers_the_entry.then_some(entry)
+        }
+        None => None,
+    };
+
     let Answer { status, content } = &compiled.answer;
     let Some((media, schema)) = content else {
         return Ok(status.into_response());
@@ -353,7 +326,6 @@ pub async fn serve(
         .as_ref()
         .map(|c| c.record.id)
         .unwrap_or_else(Uuid::nil);
-    let mut rng = data::rng(seed, &format!("described/{}", compiled.operation.id));
     let Some((schema, validator)) = schema else {
         // A download: bytes that say what they are, the same for the same session.
         let bytes = format!(
@@ -367,59 +339,19 @@ pub async fn serve(
         }
         return Ok(response);
     };
-    // Made up, made to follow the session's providers, and checked against the schema; what
-    // cannot be made valid is a 501 that says what (never a value the schema refuses).
-    let body = example::valid_example(
-        &compiled.document,
-        schema,
-        validator,
-        &mut rng,
-        |body, rng| match &session {
-            Some(context) => {
-                context
-                    .view(&state.config)
-                    .follow_providers(&compiled.document, schema, body, rng)
-            }
-            None => Ok(()),
-        },
-    )
-    .map_err(|unmakeable| {
-        Problem::not_implemented(format!(
-            "The mock cannot make up an answer of {} that its schema accepts, {unmakeable}. \
-             This is a limit of the mock, not of the service: test this operation against \
-             a recorded answer, or give the mock a handler for it.",
-            compiled.operation.id
-        ))
-    })?;
+    let body = match entry {
+        Some(entry) => entry,
+        None => made_answer(
+            &state,
+            session.as_ref(),
+            &compiled.document,
+            &compiled.operation.id,
+            (schema, validator),
+        )?,
+    };
     let mut response = (*status, axum::Json(body)).into_response();
     if let Ok(value) = HeaderValue::from_str(media) {
         response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     Ok(response)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parameter_text_takes_its_schema_type_so_the_schema_can_refuse_it() {
-        assert_eq!(typed(&json!({"type": "integer"}), "7"), json!(7));
-        assert_eq!(typed(&json!({"type": "integer"}), "seven"), json!("seven"));
-        assert_eq!(
-            typed(&json!({"type": ["boolean", "null"]}), "true"),
-            json!(true)
-        );
-        assert_eq!(
-            typed(
-                &json!({"type": "array", "items": {"type": "integer"}}),
-                "1,2"
-            ),
-            json!([1, 2])
-        );
-        assert_eq!(
-            typed(&json!({"type": "string", "format": "uuid"}), "x"),
-            json!("x")
-        );
-    }
 }

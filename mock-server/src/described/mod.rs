@@ -6,11 +6,15 @@
 //! release that adds a dataset is answered the day it is generated: authenticated, 404 for an
 //! unknown session, validated against its schema, and answered with a schema-valid example
 //! ([`example`]) seeded by the session and the operation, whose `sources` follow the session's
-//! providers ([`crate::views`]).
+//! providers ([`crate::views`]). The hand-written routes check the parameters the description
+//! gives them in front of their own code ([`parameters`]), so a parameter a release adds to one
+//! of them is checked too.
 
+mod entries;
 pub mod example;
 mod handler;
 pub mod members;
+pub mod parameters;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -28,6 +32,7 @@ use tower::ServiceExt as _;
 use crate::state::AppState;
 
 pub use members::{MAX_MEMBER_DEPTH, SessionMembers};
+pub use parameters::{HandWritten, check_hand_written};
 
 /// The path of one Session; every operation below it is about that session.
 pub const SESSION_PATH: &str = "/v1/sessions/{sessionId}";
@@ -207,16 +212,21 @@ fn probe_uri(path: &str) -> String {
 }
 
 /// The routes of `operations`, each served from the description (the caller adds the bearer
-/// check, as for the hand-written routes).
+/// check, as for the hand-written routes). `hand_written` (with its state) is where an
+/// operation taking an entry of a hand-written listing reads that listing.
 pub fn routes(
     description: &Description,
     operations: &[OperationRef],
+    hand_written: &Router,
 ) -> Result<Router<Arc<AppState>>, DescriptionError> {
     let mut router = Router::new();
     let mut routed: BTreeSet<(String, String)> = BTreeSet::new();
     for operation in operations {
         check_routable(&operation.path)?;
-        let compiled = Arc::new(handler::Compiled::new(&description.document, operation)?);
+        let compiled = Arc::new(
+            handler::Compiled::new(&description.document, operation)?
+                .with_listing(operations, hand_written),
+        );
         let filter = MethodFilter::try_from(operation.method.clone()).map_err(|_| {
             DescriptionError::Path {
                 path: operation.path.clone(),

@@ -144,6 +144,69 @@ impl Recorder<'_> {
     }
 }
 
+/// Every `GET` of the description not exercised yet that a `GET` below the session links to
+/// (with the session's id from the request and the rest from the linking answer's body, as
+/// `$response.body#/member/0/id` says): called with the first entry the linking answer gives.
+async fn follow_links(r: &mut Recorder<'_>, session: &str) {
+    let s = "/v1/sessions/{sessionId}";
+    let document = r.contract.document.clone();
+    let id_of = |operation_id: &str| -> Option<String> {
+        document["paths"]
+            .as_object()?
+            .iter()
+            .find_map(|(path, item)| {
+                (item["get"]["operationId"] == operation_id).then(|| path.clone())
+            })
+    };
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        let Some(rest) = path.strip_prefix(s) else {
+            continue;
+        };
+        if rest.contains('{') || item.get("get").is_none() {
+            continue;
+        }
+        let links = item["get"]["responses"]["200"]["links"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        if links.is_empty() {
+            continue;
+        }
+        let mut answer = None;
+        for link in links.values() {
+            let Some(target) = link["operationId"].as_str().and_then(id_of) else {
+                continue;
+            };
+            if r.seen.contains(&("GET".to_string(), target.clone())) {
+                continue;
+            }
+            if answer.is_none() {
+                answer = Some(r.get(path, &format!("{session}{rest}")).await.1);
+            }
+            let body = answer.as_ref().expect("the answer");
+            let mut concrete = target.replacen(s, session, 1);
+            let mut resolved = true;
+            for (name, value) in link["parameters"].as_object().into_iter().flatten() {
+                let Some(pointer) = value
+                    .as_str()
+                    .and_then(|v| v.strip_prefix("$response.body#"))
+                else {
+                    continue;
+                };
+                match body.pointer(pointer).and_then(Value::as_str) {
+                    Some(id) => concrete = concrete.replace(&format!("{{{name}}}"), id),
+                    None => resolved = false,
+                }
+            }
+            assert!(
+                resolved,
+                "GET {path} gives nothing the link to {target} can follow: {body}"
+            );
+            r.get(&target, &concrete).await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_response_of_a_session_life_matches_the_description() {
     let harness = Harness::start().await;
@@ -428,6 +491,10 @@ async fn every_response_of_a_session_life_matches_the_description() {
         None,
     )
     .await;
+
+    // Whatever a release adds below a listing (an entry and its document), reached as a client
+    // reaches it: through the links the description gives the listing's answer.
+    follow_links(&mut r, &at("")).await;
 
     assert!(
         r.problems.is_empty(),

@@ -7,4 +7,5 @@ mod fetch;
 mod overlay_apply;
 mod readme_snippets;
 mod regen;
+mod release_day;
 mod support;
