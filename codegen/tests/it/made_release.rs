@@ -177,7 +177,7 @@ fn the_pipeline_calls_the_made_release_compatible() {
         std::fs::write(&spec, document::to_string(doc, Format::Json)).unwrap();
         pipeline::run(&Inputs {
             spec,
-            overlays: frozen::overlays(),
+            overlays: frozen::overlays_with_behaviour_pins().to_path_buf(),
             lenient: false,
             display_root: Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
         })
