@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 use creditdata_codegen::behaviour::{API_VERSION_MARK, DEFAULT_GATE_MARK};
 use creditdata_codegen::datasets::session_datasets;
-use creditdata_codegen::diff::{self, ChangeReport, Side, keep_behaviour};
-use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::diff::{self, ChangeReport, keep_behaviour};
+use creditdata_codegen::document;
 use creditdata_codegen::overlay::{self, ApplyOptions};
-use creditdata_codegen::pipeline::{self, Inputs, Outputs};
+use creditdata_codegen::pipeline;
 use serde_json::Value;
 
-use crate::frozen;
+use crate::frozen::{self, Run};
 
 fn release() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/release-day/1.1-behaviour.overlay.yaml")
@@ -32,21 +32,7 @@ fn released() -> Value {
     .document
 }
 
-/// A published description and what the pipeline made of it.
-struct Run {
-    published: Value,
-    outputs: Outputs,
-}
-
 impl Run {
-    fn side(&self) -> Side<'_> {
-        Side {
-            effective: &self.outputs.effective,
-            published: Some(&self.published),
-            code: Some(&self.outputs.generated.code),
-        }
-    }
-
     /// The generated code without its header (which names the overlays read).
     fn code(&self) -> &str {
         let code = &self.outputs.generated.code;
@@ -60,20 +46,7 @@ impl Run {
 }
 
 fn run(published: &Value, overlays: &Path) -> Run {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("openapi.json");
-    std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
-    let outputs = pipeline::run(&Inputs {
-        spec,
-        overlays: overlays.to_path_buf(),
-        lenient: true,
-        display_root: Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
-    })
-    .unwrap_or_else(|e| panic!("the pipeline runs:\n{e}"));
-    Run {
-        published: published.clone(),
-        outputs,
-    }
+    frozen::run_with(published, overlays, true)
 }
 
 /// The frozen overlays, with `pins` as the behaviour pin file (none: without one).

@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use creditdata_codegen::diff::keep_behaviour;
-use creditdata_codegen::pipeline::{self, Inputs};
+use creditdata_codegen::diff::{Side, keep_behaviour};
+use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::pipeline::{self, Inputs, Outputs};
+use serde_json::Value;
 
 /// `tests/data/frozen-1.0/spec/`: `openapi.json`, `openapi.yaml`, `source.toml`.
 pub fn spec_dir() -> PathBuf {
@@ -49,4 +51,39 @@ pub fn overlays_with_behaviour_pins() -> &'static Path {
         dir
     })
     .path()
+}
+
+/// A published description and what the pipeline made of it.
+pub struct Run {
+    pub published: Value,
+    pub outputs: Outputs,
+}
+
+impl Run {
+    /// One side of a change report.
+    pub fn side(&self) -> Side<'_> {
+        Side {
+            effective: &self.outputs.effective,
+            published: Some(&self.published),
+            code: Some(&self.outputs.generated.code),
+        }
+    }
+}
+
+/// Runs the pipeline on `published` with the overlays of `overlays`.
+pub fn run_with(published: &Value, overlays: &Path, lenient: bool) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("openapi.json");
+    std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
+    let outputs = pipeline::run(&Inputs {
+        spec,
+        overlays: overlays.to_path_buf(),
+        lenient,
+        display_root: Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+    })
+    .unwrap_or_else(|e| panic!("the pipeline runs:\n{e}"));
+    Run {
+        published: published.clone(),
+        outputs,
+    }
 }

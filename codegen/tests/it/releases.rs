@@ -9,35 +9,15 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use creditdata_codegen::diff::{self, ChangeReport, Side};
-use creditdata_codegen::document::{self, Format};
+use creditdata_codegen::document;
 use creditdata_codegen::overlay::{self, ApplyOptions, Overlay};
-use creditdata_codegen::pipeline::{self, Inputs, Outputs};
+use creditdata_codegen::pipeline;
 use serde_json::Value;
 
-use crate::frozen;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::frozen::{self, Run, run_with};
 
 fn releases() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/releases")
-}
-
-/// A published description and what the pipeline made of it.
-struct Run {
-    published: Value,
-    outputs: Outputs,
-}
-
-impl Run {
-    fn side(&self) -> Side<'_> {
-        Side {
-            effective: &self.outputs.effective,
-            published: Some(&self.published),
-            code: Some(&self.outputs.generated.code),
-        }
-    }
 }
 
 /// Runs the pipeline on `published` with the project's overlays. Overlay actions that select
@@ -51,24 +31,6 @@ fn pipeline_on(published: &Value) -> Run {
 /// behaviour pins of the frozen description ([`frozen::overlays_with_behaviour_pins`]).
 fn project_overlays() -> &'static Path {
     frozen::overlays_with_behaviour_pins()
-}
-
-/// Runs the pipeline on `published` with the overlays of `overlays`.
-fn run_with(published: &Value, overlays: &Path, lenient: bool) -> Run {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("openapi.json");
-    std::fs::write(&spec, document::to_string(published, Format::Json)).unwrap();
-    let outputs = pipeline::run(&Inputs {
-        spec,
-        overlays: overlays.to_path_buf(),
-        lenient,
-        display_root: root(),
-    })
-    .unwrap_or_else(|e| panic!("the pipeline runs:\n{e}"));
-    Run {
-        published: published.clone(),
-        outputs,
-    }
 }
 
 /// The frozen overlays and a keep-names file holding `actions`, in a temporary directory.

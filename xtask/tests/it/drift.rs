@@ -91,7 +91,15 @@ fn exit_codes_follow_the_classification() {
     let (code, report) = drift_json(&additive);
     assert_eq!(code, 3, "{report:#}");
     assert_eq!(report["summary"]["breaking"], false);
-    assert_eq!(report["semver"]["suggested"], "0.1.1");
+    // The next patch of whatever version the client has (a release cut moves it).
+    let current = report["semver"]["current"].as_str().unwrap();
+    let (minor, patch) = current.rsplit_once('.').unwrap();
+    let next_patch = format!("{minor}.{}", patch.parse::<u64>().unwrap() + 1);
+    assert_eq!(
+        report["semver"]["suggested"],
+        next_patch.as_str(),
+        "{report:#}"
+    );
 
     let rust_only = released(dir.path(), "03-get-session-renamed.overlay.yaml");
     let (code, report) = drift_json(&rust_only);
