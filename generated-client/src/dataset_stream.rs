@@ -1,6 +1,7 @@
 //! One dataset's answer as the service sent it, read as it arrives:
 //! [`Client::session_dataset_stream`]; any other JSON read the same way:
-//! [`Client::json_answer_stream`].
+//! [`Client::json_answer_stream`]; any `GET`, a file's included, by its metadata:
+//! [`Client::operation_stream`].
 //!
 //! [`Client::session_datasets`] decodes each answer into its type, which holds it whole: a
 //! listing of 400,000 attachments is then hundreds of megabytes, however little of it the caller
@@ -61,6 +62,32 @@ impl Client {
         if operation.method != "GET" || operation.response != ResponseKind::Json {
             return Err(invalid(format!(
                 "{} is not a JSON GET: read it with its builder",
+                operation.id
+            )));
+        }
+        let path = fill_path(operation.path, path_values).map_err(invalid)?;
+        self.answer_stream(operation, path).await
+    }
+
+    /// Sends the `GET` operation `operation` (a JSON read or a file: one of
+    /// [`operations::ALL`](crate::operations::ALL), one a vendor release added included) with
+    /// `path_values` in the order of its path's parameters, and returns its success answer
+    /// unread, as [`Client::json_answer_stream`] does. For code that reaches operations by their
+    /// metadata rather than by their builders: an operation the description adds is read the day
+    /// it is generated. An operation that is not a `GET` with a body is
+    /// [`Error::InvalidRequest`].
+    pub async fn operation_stream(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+    ) -> Result<Download, Error> {
+        let invalid = |message: String| Error::InvalidRequest {
+            operation: Some(operation.id),
+            message,
+        };
+        if operation.method != "GET" || operation.response == ResponseKind::Empty {
+            return Err(invalid(format!(
+                "{} is not a GET with an answer: call it with its builder",
                 operation.id
             )));
         }
