@@ -55,18 +55,14 @@ impl Client {
         operation: &'static OperationMeta,
         path_values: &[&str],
     ) -> Result<Download, Error> {
-        let invalid = |message: String| Error::InvalidRequest {
-            operation: Some(operation.id),
-            message,
-        };
-        if operation.method != "GET" || operation.response != ResponseKind::Json {
-            return Err(invalid(format!(
-                "{} is not a JSON GET: read it with its builder",
-                operation.id
-            )));
-        }
-        let path = fill_path(operation.path, path_values).map_err(invalid)?;
-        self.answer_stream(operation, path).await
+        let json = operation.response == ResponseKind::Json;
+        self.get_by_metadata(
+            operation,
+            path_values,
+            json,
+            "is not a JSON GET: read it with its builder",
+        )
+        .await
     }
 
     /// Sends the `GET` operation `operation` (a JSON read or a file: one of
@@ -81,15 +77,27 @@ impl Client {
         operation: &'static OperationMeta,
         path_values: &[&str],
     ) -> Result<Download, Error> {
+        let answers = operation.response != ResponseKind::Empty;
+        let refusal = "is not a GET with an answer: call it with its builder";
+        self.get_by_metadata(operation, path_values, answers, refusal)
+            .await
+    }
+
+    /// `operation` with its path filled from `path_values`, sent as a `GET` whose answer is left
+    /// unread; refused (`refusal`, after its id) unless it is a `GET` and `readable`.
+    async fn get_by_metadata(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+        readable: bool,
+        refusal: &str,
+    ) -> Result<Download, Error> {
         let invalid = |message: String| Error::InvalidRequest {
             operation: Some(operation.id),
             message,
         };
-        if operation.method != "GET" || operation.response == ResponseKind::Empty {
-            return Err(invalid(format!(
-                "{} is not a GET with an answer: call it with its builder",
-                operation.id
-            )));
+        if operation.method != "GET" || !readable {
+            return Err(invalid(format!("{} {refusal}", operation.id)));
         }
         let path = fill_path(operation.path, path_values).map_err(invalid)?;
         self.answer_stream(operation, path).await
