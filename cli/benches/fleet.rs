@@ -13,6 +13,8 @@
 //!
 //! No assertion: this prints numbers. Nothing leaves loopback.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,7 +24,7 @@ use creditdata_client::rate_limit::{RateLimit, RateLimitStore, RateLimiter};
 use creditdata_mock::local_redis::LocalRedis;
 use creditdata_mock::realism::{RateLimit as ServiceLimit, Realism};
 use creditdata_mock::{MockConfig, MockServer};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const SERVICE_LIMIT: u32 = 50;
 
@@ -77,29 +79,8 @@ fn seeding_client(mock: &MockServer) -> Client {
 /// Creates `count` completed sessions (every package) for worker `worker`: its filter is
 /// `--email @workerN.example`.
 async fn seed(mock: &MockServer, client: &Client, worker: usize, count: usize) {
-    let control = reqwest::Client::new();
-    for n in 0..count {
-        let request: creditdata_client::types::CreateSessionRequest =
-            serde_json::from_value(json!({
-                "subjectEmail": format!("s{n}@worker{worker}.example"),
-                "queryParameters": [{ "countryCode": "GBR", "dataPackages":
-                    ["CREDIT_HISTORY", "SCORE", "BANK_ACCOUNT_CATEGORIZATION", "IDENTIFICATION"] }]
-            }))
-            .expect("a request");
-        let created = client
-            .create_session()
-            .body(request)
-            .call()
-            .await
-            .expect("a session");
-        let url = format!("{}/_mock/sessions/{}/complete", mock.base_url(), created.id);
-        control
-            .post(&url)
-            .header(creditdata_mock::CONTROL_HEADER, "1")
-            .send()
-            .await
-            .expect("the mock answers");
-    }
+    let subjects = (0..count).map(|n| format!("s{n}@worker{worker}.example"));
+    common::completed_sessions(mock, client, subjects).await;
 }
 
 async fn counts(mock: &MockServer) -> (u64, u64) {

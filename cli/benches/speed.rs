@@ -19,6 +19,8 @@
 //!
 //! No assertion: this prints numbers. Nothing leaves loopback.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -27,8 +29,7 @@ use creditdata_client::Client;
 use creditdata_mock::realism::{Latency, RateLimit as ServiceLimit, Realism};
 use creditdata_mock::{MockConfig, MockServer};
 use futures::future::join_all;
-use serde_json::{Value, json};
-use uuid::Uuid;
+use serde_json::Value;
 
 const LATENCY: Duration = Duration::from_millis(50);
 const SERVICE_LIMIT: u32 = 50;
@@ -75,35 +76,9 @@ fn client(
     .expect("a client")
 }
 
-/// Creates `count` sessions with every package and completes them (the customer consented).
-async fn completed_sessions(mock: &MockServer, client: &Client, count: usize) -> Vec<Uuid> {
-    let control = reqwest::Client::new();
-    let mut ids = Vec::with_capacity(count);
-    for n in 0..count {
-        let request: creditdata_client::types::CreateSessionRequest =
-            serde_json::from_value(json!({
-                "subjectEmail": format!("subject{n}@example.com"),
-                "queryParameters": [{ "countryCode": "GBR", "dataPackages":
-                    ["CREDIT_HISTORY", "SCORE", "BANK_ACCOUNT_CATEGORIZATION", "IDENTIFICATION"] }]
-            }))
-            .expect("a request");
-        let created = client
-            .create_session()
-            .body(request)
-            .call()
-            .await
-            .expect("a session");
-        let url = format!("{}/_mock/sessions/{}/complete", mock.base_url(), created.id);
-        let answer = control
-            .post(&url)
-            .header(creditdata_mock::CONTROL_HEADER, "1")
-            .send()
-            .await
-            .expect("the mock answers");
-        assert!(answer.status().is_success(), "completing {}", created.id);
-        ids.push(created.id);
-    }
-    ids
+/// `count` subjects' addresses.
+fn subjects(count: usize) -> impl Iterator<Item = String> {
+    (0..count).map(|n| format!("subject{n}@example.com"))
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -123,7 +98,7 @@ async fn datasets() {
         .unwrap_or(10);
     let mock = mock(Realism::new().latency(Latency::fixed(LATENCY))).await;
     let client = client(&mock, |b| b);
-    let id = completed_sessions(&mock, &client, 1).await[0];
+    let id = common::completed_sessions(&mock, &client, subjects(1)).await[0];
     // Warm: the token, the connections.
     assert!(client.session_datasets(id).await.unwrap().reads_succeeded());
     let (mut sequential, mut concurrent) = (Vec::new(), Vec::new());
@@ -248,7 +223,7 @@ async fn export() {
                 SERVICE_LIMIT,
             ))
         });
-        completed_sessions(&mock, &seeding, sessions).await;
+        common::completed_sessions(&mock, &seeding, subjects(sessions)).await;
         // The mock's bucket refills while the export starts: wait a window so it starts full.
         tokio::time::sleep(Duration::from_secs(1)).await;
         let work = tempfile::tempdir().expect("a directory");
@@ -274,7 +249,7 @@ async fn throughput() {
     // A limit nobody reaches, only so that the mock counts the requests.
     let mock = mock(Realism::new().rate_limit(ServiceLimit::per_second(1_000_000))).await;
     let client = client(&mock, |b| b);
-    let ids = completed_sessions(&mock, &client, sessions).await;
+    let ids = common::completed_sessions(&mock, &client, subjects(sessions)).await;
     let work = tempfile::tempdir().expect("a directory");
     let run = run_export(&mock, work.path(), &[]).await;
 

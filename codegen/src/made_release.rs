@@ -408,16 +408,7 @@ impl Builder<'_> {
             "$.components.schemas".into(),
             "The new dataset's answer: the providers' sources, then its items.",
             json!({
-                response.clone(): {
-                    "type": "object",
-                    "properties": {
-                        "sources": template.sources,
-                        list: {
-                            "type": ["array", "null"],
-                            "items": {"$ref": format!("{SCHEMA_REF_PREFIX}{item}")},
-                        },
-                    },
-                },
+                response.clone(): sources_then_items(&template.sources, &list, &item),
                 item.clone(): {
                     "required": ["sourceId"],
                     "type": "object",
@@ -507,16 +498,7 @@ impl Builder<'_> {
             "The listing's answer and its entries, whose `status` is their own (not a \
              provider's).",
             json!({
-                response.clone(): {
-                    "type": "object",
-                    "properties": {
-                        "sources": template.sources,
-                        list: {
-                            "type": ["array", "null"],
-                            "items": {"$ref": format!("{SCHEMA_REF_PREFIX}{item}")},
-                        },
-                    },
-                },
+                response.clone(): sources_then_items(&template.sources, &list, &item),
                 item.clone(): {
                     "required": ["id", "status"],
                     "type": "object",
@@ -767,6 +749,21 @@ impl Builder<'_> {
 }
 
 /// `1.0` → `1.1`, `2.3.4` → `2.3.5`; a version whose last part is no number gets `.1`.
+/// An answer schema shaped as the service's datasets are: the providers' `sources`, then the
+/// items (`item`) under `list`.
+fn sources_then_items(sources: &Value, list: &str, item: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "sources": sources,
+            list: {
+                "type": ["array", "null"],
+                "items": {"$ref": format!("{SCHEMA_REF_PREFIX}{item}")},
+            },
+        },
+    })
+}
+
 fn next_version(current: &str) -> String {
     match current.rsplit_once('.') {
         Some((head, last)) if last.parse::<u64>().is_ok() => {

@@ -1626,10 +1626,13 @@ fn read_by_metadata() -> Vec<&'static creditdata_client::operation::OperationMet
     creditdata_client::operations::ALL
         .iter()
         .filter(|op| !EXERCISED.contains(&op.id) && !datasets.contains(op.id))
-        .filter(|op| {
-            op.method == "GET" && op.response != creditdata_client::operation::ResponseKind::Empty
-        })
+        .filter(|op| is_read(op))
         .collect()
+}
+
+/// A `GET` with an answer: what `Client::operation_stream` reads.
+fn is_read(op: &creditdata_client::operation::OperationMeta) -> bool {
+    op.method == "GET" && op.response != creditdata_client::operation::ResponseKind::Empty
 }
 
 /// Each `GET` no test here calls by name is read by its metadata: one request, the path filled
@@ -1640,9 +1643,7 @@ async fn operations_a_release_adds_are_read_by_their_metadata() {
     // test calls by name are what a release adds.
     let gets: Vec<_> = creditdata_client::operations::ALL
         .iter()
-        .filter(|op| {
-            op.method == "GET" && op.response != creditdata_client::operation::ResponseKind::Empty
-        })
+        .filter(|op| is_read(op))
         .collect();
     assert!(
         read_by_metadata().iter().all(|op| gets.contains(op)),
