@@ -2,8 +2,9 @@
 //! chromedriver (WebDriver) with `fantoccini`, types the password into the mock's sign-in page
 //! and approves on its consent page; the command then works with the stored sign-in.
 //!
-//! Skips (with a message) only when Chromium or chromedriver is not installed (`.ci/run`
-//! installs Debian's `chromium` and `chromium-driver`). Everything has a time limit, and the
+//! Skips (with a message) only when Chromium or chromedriver is not installed and
+//! [`REQUIRE_VAR`] is not set; CI's `.ci/run` installs Debian's `chromium` and `chromium-driver`
+//! and sets it, so there their absence fails the test instead of skipping it. Everything has a time limit, and the
 //! browser resolves no name and reaches nothing but 127.0.0.1.
 
 use std::path::{Path, PathBuf};
@@ -20,6 +21,22 @@ use crate::sign_in::Home;
 const TEST_LIMIT: Duration = Duration::from_secs(180);
 /// The longest one page may take to show what the test waits for.
 const PAGE_LIMIT: Duration = Duration::from_secs(30);
+
+/// Set (to anything but empty) where the browser must be there: CI.
+const REQUIRE_VAR: &str = "CREDITDATA_REQUIRE_BROWSER";
+
+/// Skips the test with `why`, or fails it when [`REQUIRE_VAR`] says the browser is required.
+fn skip_or_fail(why: &str) {
+    let required = std::env::var_os(REQUIRE_VAR).is_some_and(|value| !value.is_empty());
+    assert!(
+        !required,
+        "{why}, and {REQUIRE_VAR} says this test needs it (CI installs Debian's chromium and \
+         chromium-driver): install them, set CHROME/CHROMEDRIVER, or unset {REQUIRE_VAR} to skip"
+    );
+    eprintln!(
+        "SKIPPED login_completes_in_a_real_browser: {why} (Debian: apt-get install chromium chromium-driver)"
+    );
+}
 
 /// The first of `names` found on `PATH`, or the path a variable gives.
 fn find_program(variable: &str, names: &[&str]) -> Option<PathBuf> {
@@ -185,18 +202,14 @@ async fn sign_in_in_browser(browser: &Client, url: &str) -> Result<(), String> {
 #[tokio::test]
 async fn login_completes_in_a_real_browser() {
     let Some(chromedriver) = find_program("CHROMEDRIVER", &["chromedriver"]) else {
-        eprintln!(
-            "SKIPPED login_completes_in_a_real_browser: no chromedriver on PATH (Debian: apt-get install chromium chromium-driver; or set CHROMEDRIVER)"
-        );
+        skip_or_fail("no chromedriver (CHROMEDRIVER names none, or none on PATH)");
         return;
     };
     let Some(chromium) = find_program(
         "CHROME",
         &["chromium", "chromium-browser", "google-chrome", "chrome"],
     ) else {
-        eprintln!(
-            "SKIPPED login_completes_in_a_real_browser: no Chromium on PATH (Debian: apt-get install chromium chromium-driver; or set CHROME)"
-        );
+        skip_or_fail("no Chromium (CHROME names none, or none on PATH)");
         return;
     };
 
