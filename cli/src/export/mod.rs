@@ -53,6 +53,7 @@
 //! so that workers started with the same filters each export their part.
 
 mod fetch;
+mod files;
 mod interrupt;
 mod list;
 mod lock;
@@ -60,6 +61,8 @@ mod manifest;
 mod plan;
 mod progress;
 mod record;
+#[cfg(test)]
+mod released;
 mod session;
 mod share;
 mod store;
