@@ -13,8 +13,8 @@ use futures::StreamExt;
 use uuid::Uuid;
 
 use super::Context;
-use super::manifest::FileEntry;
 use super::files::Kept;
+use super::manifest::FileEntry;
 use super::plan::{Fetch, Job, reading_of};
 use super::store::{Bound, StoreError, WriteStreamError};
 use crate::answer::{AnswerRead, Reading};

@@ -104,9 +104,21 @@ pub const EARLIER: &[Earlier] = &[
         "transactions-excel",
         Place::Session("transactions.xlsx"),
     ),
-    earlier("GetAccountStatementExcel", "statement-excel", entry_in("statements", Some(".xlsx"))),
-    earlier("GetAccountStatementTsv", "statement-tsv", entry_in("statements", Some(".tsv"))),
-    earlier("GetAttachmentContent", "attachment", entry_in("attachments", None)),
+    earlier(
+        "GetAccountStatementExcel",
+        "statement-excel",
+        entry_in("statements", Some(".xlsx")),
+    ),
+    earlier(
+        "GetAccountStatementTsv",
+        "statement-tsv",
+        entry_in("statements", Some(".tsv")),
+    ),
+    earlier(
+        "GetAttachmentContent",
+        "attachment",
+        entry_in("attachments", None),
+    ),
     earlier(
         "GetIdentityVerificationImages",
         "identity-images",
@@ -128,7 +140,11 @@ pub const EARLIER: &[Earlier] = &[
     Earlier {
         decoded: true,
         uuid_ids: true,
-        ..earlier("GetSourceFileContent", "source-file", entry_in("source-files", None))
+        ..earlier(
+            "GetSourceFileContent",
+            "source-file",
+            entry_in("source-files", None),
+        )
     },
 ];
 
@@ -151,7 +167,9 @@ const fn entry_in(dir: &'static str, extension: Option<&'static str>) -> Place {
 
 /// The earlier name of `operation`, if it had one.
 pub fn earlier_of(operation: &OperationMeta) -> Option<&'static Earlier> {
-    EARLIER.iter().find(|earlier| earlier.operation == operation.id)
+    EARLIER
+        .iter()
+        .find(|earlier| earlier.operation == operation.id)
 }
 
 /// The words a path segment may use for a format, and the extension of each. Vocabulary of file
@@ -530,13 +548,22 @@ mod tests {
     fn the_session_files_are_every_get_below_the_session_that_is_not_a_dataset() {
         let files = session_files();
         for file in &files {
-            assert_eq!(parameters(file.operation.path), 1, "{}", file.operation.path);
+            assert_eq!(
+                parameters(file.operation.path),
+                1,
+                "{}",
+                file.operation.path
+            );
             assert!(
                 Dataset::ALL
                     .iter()
                     .all(|dataset| dataset.operation_id() != file.operation.id)
             );
-            assert!(!file.path.is_empty() && !file.path.contains('/'), "{}", file.path);
+            assert!(
+                !file.path.is_empty() && !file.path.contains('/'),
+                "{}",
+                file.path
+            );
         }
         let paths: std::collections::HashSet<&str> =
             files.iter().map(|file| file.path.as_str()).collect();

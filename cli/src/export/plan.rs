@@ -502,9 +502,7 @@ mod tests {
                 seen += 1;
                 let fetched = planned.iter().find(|job| match &job.fetch {
                     Fetch::Operation {
-                        operation: by,
-                        ids,
-                        ..
+                        operation: by, ids, ..
                     } => by.id == operation.id && ids == &[id.clone()],
                     _ => false,
                 });

@@ -90,7 +90,9 @@ async fn a_releases_new_entry_operations_are_downloaded_for_every_entry_named_by
     let (listing_operation, listing) = document::operations(&effective)
         .filter(|operation| operation.method == "get")
         .filter(|operation| {
-            let id = operation.operation["operationId"].as_str().unwrap_or_default();
+            let id = operation.operation["operationId"]
+                .as_str()
+                .unwrap_or_default();
             !operations::ALL.iter().any(|known| known.id == id)
         })
         .find_map(|operation| {
@@ -189,7 +191,10 @@ async fn a_releases_new_entry_operations_are_downloaded_for_every_entry_named_by
     };
     let entries = obtained.listing.take().expect("read back").entries;
     let entry_ids: Vec<String> = entries.taken.iter().map(|entry| entry.id.clone()).collect();
-    assert!(!entry_ids.is_empty(), "the mock lists entries of the release's listing");
+    assert!(
+        !entry_ids.is_empty(),
+        "the mock lists entries of the release's listing"
+    );
     complete.insert(obtained.entry.key.clone(), obtained.entry);
 
     let mut listings = Listings::new(1_000, &[&job.path]);
@@ -222,8 +227,7 @@ async fn a_releases_new_entry_operations_are_downloaded_for_every_entry_named_by
     // A file per listed entry for each new operation, named by the rule, in the manifest.
     let session_dir = out.path().join(&dir);
     let manifest: Value =
-        serde_json::from_slice(&std::fs::read(session_dir.join("manifest.json")).unwrap())
-            .unwrap();
+        serde_json::from_slice(&std::fs::read(session_dir.join("manifest.json")).unwrap()).unwrap();
     let files = manifest["files"].as_array().unwrap();
     for operation in &entry_operations {
         let literals: Vec<&str> = operation
@@ -285,6 +289,10 @@ async fn create_completed_session(mock: &MockServer, client: &Client) -> uuid::U
         .send()
         .await
         .expect("the mock answers");
-    assert!(response.status().is_success(), "{url}: {}", response.status());
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
     session.id
 }

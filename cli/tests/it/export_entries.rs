@@ -106,7 +106,9 @@ async fn every_entry_operation_of_every_listing_is_exported_for_every_entry() {
                 && operation.path.starts_with(&format!("{session}/"))
                 && parameters(operation.path) == 1
                 && operation.response != creditdata_client::operation::ResponseKind::Empty
-                && Dataset::ALL.iter().all(|d| d.operation_id() != operation.id)
+                && Dataset::ALL
+                    .iter()
+                    .all(|d| d.operation_id() != operation.id)
         }) {
             assert!(
                 files.iter().any(|file| file["operation"] == operation.id),
