@@ -228,7 +228,8 @@ async fn fetch(
 
 /// A source file's content as its answer carries it (Base64 inside JSON), decoded and checked
 /// ([`source_file::decode_content`]); the answer is read within the client's limit on an
-/// answer. An error says what and where, never a value of the answer.
+/// answer. An error says what and where, never a value of the answer. (The decoded bytes are
+/// what the progress counts, when they are written.)
 async fn decoded_source_file(
     context: &Context<'_>,
     operation: &'static str,
@@ -239,7 +240,6 @@ async fn decoded_source_file(
     let mut stream = download.bytes_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
-        context.progress.bytes(chunk.len() as u64);
         if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
             return Err(Missed::Refused(format!(
                 "the answer of {operation} is larger than the client's limit on an answer \

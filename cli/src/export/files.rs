@@ -213,7 +213,7 @@ fn session_path() -> Option<&'static str> {
 }
 
 /// The literal segments of `path` below `prefix` (the session's, or an entry's path).
-fn literals_below<'a>(path: &'a str, prefix_segments: usize) -> Vec<&'a str> {
+fn literals_below(path: &str, prefix_segments: usize) -> Vec<&str> {
     path.split('/')
         .skip(prefix_segments)
         .filter(|s| !s.is_empty() && !is_parameter(s))

@@ -503,7 +503,7 @@ mod tests {
                 let fetched = planned.iter().find(|job| match &job.fetch {
                     Fetch::Operation {
                         operation: by, ids, ..
-                    } => by.id == operation.id && ids == &[id.clone()],
+                    } => by.id == operation.id && ids == std::slice::from_ref(&id),
                     _ => false,
                 });
                 match fetched {
