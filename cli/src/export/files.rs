@@ -239,13 +239,15 @@ pub struct SessionFile {
 }
 
 /// The session's own files: every `GET` with an answer below the session that takes only its id
-/// and is not a dataset, in the description's order.
+/// and is not a dataset, in the description's order. A name made by the rule that another file
+/// or directory of the session has (compared as a case-insensitive file system would) takes its
+/// operation's id as well (`summary-GetSummaryPdf.pdf`).
 pub fn session_files() -> Vec<SessionFile> {
     let Some(session) = session_path() else {
         return Vec::new();
     };
     let depth = session.split('/').count();
-    operations::ALL
+    let below: Vec<&'static OperationMeta> = operations::ALL
         .iter()
         .filter(|operation| {
             operation.method == "GET"
@@ -258,36 +260,66 @@ pub fn session_files() -> Vec<SessionFile> {
                     .iter()
                     .any(|dataset| dataset.operation_id() == operation.id)
         })
+        .collect();
+    // What the session's tree has besides: its record, its manifest, the directories of its
+    // datasets and of its listings' entries, and the names kept from before.
+    let mut taken: std::collections::HashSet<String> =
+        ["session.json", "manifest.json", "datasets"]
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+    for dataset in Dataset::ALL {
+        if let Some(listing) = listing_of_dataset(dataset) {
+            taken.insert(entry_dir(dataset, &listing).to_lowercase());
+        }
+    }
+    for operation in &below {
+        if let Some(Place::Session(path)) = earlier_of(operation).map(|earlier| earlier.place) {
+            taken.insert(path.to_lowercase());
+        }
+    }
+    below
+        .into_iter()
         .map(|operation| {
             let kept = kept_by_kind(operation);
-            match earlier_of(operation).map(|earlier| (earlier.key, earlier.place)) {
-                Some((key, Place::Session(path))) => SessionFile {
+            if let Some(Earlier {
+                key,
+                place: Place::Session(path),
+                ..
+            }) = earlier_of(operation)
+            {
+                return SessionFile {
                     key: key.to_string(),
                     path: path.to_string(),
                     operation,
                     kept,
-                },
-                _ => {
-                    let mut segments = literals_below(operation.path, depth);
-                    let extension = match kept {
-                        Kept::Json => Some(".json"),
-                        _ => segments.last().and_then(|last| format_of(last)),
-                    };
-                    // `.../report/pdf` is `report.pdf`; `.../pdf-report` is `pdf-report.pdf`.
-                    if segments.len() > 1
-                        && segments
-                            .last()
-                            .is_some_and(|last| FORMAT_WORDS.iter().any(|(w, _)| w == last))
-                    {
-                        segments.pop();
-                    }
-                    SessionFile {
-                        key: operation.id.to_string(),
-                        path: format!("{}{}", segments.join("-"), extension.unwrap_or_default()),
-                        operation,
-                        kept,
-                    }
-                }
+                };
+            }
+            let mut segments = literals_below(operation.path, depth);
+            let extension = match kept {
+                Kept::Json => Some(".json"),
+                _ => segments.last().and_then(|last| format_of(last)),
+            };
+            // `.../report/pdf` is `report.pdf`; `.../pdf-report` is `pdf-report.pdf`.
+            if segments.len() > 1
+                && segments
+                    .last()
+                    .is_some_and(|last| FORMAT_WORDS.iter().any(|(word, _)| word == last))
+            {
+                segments.pop();
+            }
+            let stem = super::store::name_for_id(&segments.join("-"));
+            let extension = extension.unwrap_or_default();
+            let mut path = format!("{stem}{extension}");
+            if !taken.insert(path.to_lowercase()) {
+                path = format!("{stem}-{}{extension}", operation.id);
+                taken.insert(path.to_lowercase());
+            }
+            SessionFile {
+                key: operation.id.to_string(),
+                path,
+                operation,
+                kept,
             }
         })
         .collect()
