@@ -4,14 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use creditdata_client::builder;
-use creditdata_client::download::{Download, DownloadExt};
-use creditdata_client::operation::Operation;
+use creditdata_client::download::Download;
 use creditdata_client::session_datasets::Dataset;
+use creditdata_client::source_file;
+use creditdata_client::types::SourceFileContent;
 use creditdata_client::{ClientInfo, Error};
+use futures::StreamExt;
 use uuid::Uuid;
 
 use super::Context;
+use super::files::Kept;
 use super::manifest::FileEntry;
 use super::plan::{Fetch, Job, reading_of};
 use super::store::{Bound, StoreError, WriteStreamError};
@@ -83,9 +85,11 @@ pub async fn obtain(
 ) -> (Job, Result<Obtained, Missed>) {
     let reading = reading_of(&job.fetch, context.max_listed_files);
     let mut repaired = false;
-    if let Some(entry) = earlier {
+    if let Some(mut entry) = earlier {
         let path = dir.join(&entry.path);
         if let Some(listing) = kept_listing(context, path, &entry, reading).await {
+            // A manifest written before files named their operation.
+            entry.operation = job.operation().map(str::to_string);
             let kept = Obtained {
                 entry,
                 fetched: false,
@@ -163,91 +167,99 @@ async fn fetch(
                 .map_err(|e| Missed::Local(e.to_string()))?,
         ),
     };
-    let download = match &job.fetch {
+    match &job.fetch {
         Fetch::Known(_) => {
             // Moved, not copied.
             let content = job.take_content();
-            return write_known(context, dir, job, content).await;
+            write_known(context, dir, job, content).await
         }
         Fetch::Dataset(dataset) => {
             // Read with the session's other datasets (`session.rs`), never queued; streamed
             // the same way should it be.
             let download = client.session_dataset_stream(session_id, *dataset).await?;
             let bound = dataset_bound(context, *dataset);
-            return write_read(context, dir, job, download, bound, reading, None).await;
+            write_read(context, dir, job, download, bound, reading, None).await
         }
-        Fetch::IdentityImages(verification) => {
-            // A listing below a listing: streamed to its file and read back entry by entry,
-            // under --max-listing-bytes, like the session's listings.
-            let operation = <builder::GetIdentityVerificationImages<'static> as Operation>::META;
+        Fetch::Operation {
+            operation,
+            ids,
+            kept,
+        } => {
+            // Every other file: one `GET` by its operation's metadata, the session's id and the
+            // ids the listing gave, whatever the operation (one a release added included).
             let session = session_id.to_string();
-            let download = client
-                .json_answer_stream(operation, &[&session, verification])
-                .await?;
-            let bound = listing_bound(context);
-            return write_read(context, dir, job, download, bound, reading, None).await;
+            let values: Vec<&str> = std::iter::once(session.as_str())
+                .chain(ids.iter().map(String::as_str))
+                .collect();
+            match kept {
+                Kept::AsSent => {
+                    let download = client.operation_stream(operation, &values).await?;
+                    write_download(context, dir, job, download).await
+                }
+                Kept::Json => {
+                    let download = client.operation_stream(operation, &values).await?;
+                    let bound = answer_bound(context);
+                    write_read(context, dir, job, download, bound, reading, None).await
+                }
+                // A listing below a listing: streamed to its file and read back entry by
+                // entry, under --max-listing-bytes, like the session's listings.
+                Kept::Listing(_) => {
+                    let download = client.operation_stream(operation, &values).await?;
+                    let bound = listing_bound(context);
+                    write_read(context, dir, job, download, bound, reading, None).await
+                }
+                Kept::Decoded => {
+                    // The one answer the export holds in memory (its content is Base64 inside
+                    // JSON, decoded and checked): one at a time across the export
+                    // (`Context::held`), each within the client's body limit.
+                    let _held = context
+                        .held
+                        .acquire()
+                        .await
+                        .map_err(|e| Missed::Local(e.to_string()))?;
+                    let download = client.operation_stream(operation, &values).await?;
+                    let decoded = decoded_source_file(context, operation.id, download).await?;
+                    write_known(context, dir, job, decoded).await
+                }
+            }
         }
-        Fetch::SourceFile(source_file) => {
-            // The one answer the export holds in memory (its content is Base64 inside JSON,
-            // decoded and checked): one at a time across the export (`Context::held`), each
-            // within the client's body limit.
-            let _held = context
-                .held
-                .acquire()
-                .await
-                .map_err(|e| Missed::Local(e.to_string()))?;
-            let decoded = client.source_file_bytes(session_id, *source_file).await?;
-            return write_known(context, dir, job, decoded.bytes).await;
+    }
+}
+
+/// A source file's content as its answer carries it (Base64 inside JSON), decoded and checked
+/// ([`source_file::decode_content`]); the answer is read within the client's limit on an
+/// answer. An error says what and where, never a value of the answer. (The decoded bytes are
+/// what the progress counts, when they are written.)
+async fn decoded_source_file(
+    context: &Context<'_>,
+    operation: &'static str,
+    download: Download,
+) -> Result<Vec<u8>, Missed> {
+    let limit = context.client.inner().max_response_body();
+    let mut body = Vec::new();
+    let mut stream = download.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
+            return Err(Missed::Refused(format!(
+                "the answer of {operation} is larger than the client's limit on an answer \
+                 ({limit} bytes, max_response_body)"
+            )));
         }
-        Fetch::Pdf => {
-            client
-                .get_pdf_report()
-                .session_id(session_id)
-                .download()
-                .await?
-        }
-        Fetch::TransactionsExcel => {
-            client
-                .get_account_statement_transactions_excel()
-                .session_id(session_id)
-                .download()
-                .await?
-        }
-        Fetch::StatementExcel(statement) => {
-            client
-                .get_account_statement_excel()
-                .session_id(session_id)
-                .account_statement_id(statement.as_str())
-                .download()
-                .await?
-        }
-        Fetch::StatementTsv(statement) => {
-            client
-                .get_account_statement_tsv()
-                .session_id(session_id)
-                .account_statement_id(statement.as_str())
-                .download()
-                .await?
-        }
-        Fetch::Attachment(attachment) => {
-            client
-                .get_attachment_content()
-                .session_id(session_id)
-                .attachment_id(attachment.as_str())
-                .download()
-                .await?
-        }
-        Fetch::Image(verification, image) => {
-            client
-                .get_identity_verification_image_content()
-                .session_id(session_id)
-                .verification_id(verification.as_str())
-                .image_id(image.as_str())
-                .download()
-                .await?
-        }
-    };
-    write_download(context, dir, job, download).await
+        body.extend_from_slice(&chunk);
+    }
+    let content: SourceFileContent = serde_json::from_slice(&body).map_err(|error| {
+        // serde's message may quote the answer's values (personal data): where, never what.
+        Missed::Refused(format!(
+            "the answer of {operation} is not the source file content the description says \
+             ({:?} at line {}, column {})",
+            error.classify(),
+            error.line(),
+            error.column()
+        ))
+    })?;
+    drop(body);
+    Ok(source_file::decode_content(&content)?.bytes)
 }
 
 /// The most bytes a dataset's file may have: `--max-listing-bytes` for a listing (it may list
@@ -257,11 +269,16 @@ pub fn dataset_bound(context: &Context<'_>, dataset: Dataset) -> Bound {
     if dataset.listing().is_some() {
         listing_bound(context)
     } else {
-        Bound {
-            bytes: context.client.inner().max_response_body(),
-            name: "the client's limit on an answer (max_response_body)",
-            advice: "",
-        }
+        answer_bound(context)
+    }
+}
+
+/// The client's limit on an answer (`max_response_body`), for a JSON answer that lists nothing.
+fn answer_bound(context: &Context<'_>) -> Bound {
+    Bound {
+        bytes: context.client.inner().max_response_body(),
+        name: "the client's limit on an answer (max_response_body)",
+        advice: "",
     }
 }
 
@@ -311,6 +328,7 @@ pub async fn write_read(
             path: job.path.clone(),
             bytes: written.digested.bytes,
             sha256: written.digested.sha256,
+            operation: job.operation().map(str::to_string),
             readiness: None,
         },
         fetched,
@@ -338,6 +356,7 @@ async fn write_known(
             path: job.path.clone(),
             bytes: digested.bytes,
             sha256: digested.sha256,
+            operation: job.operation().map(str::to_string),
             readiness: None,
         },
         fetched: true,
@@ -369,6 +388,7 @@ async fn write_download(
             path,
             bytes: digested.bytes,
             sha256: digested.sha256,
+            operation: job.operation().map(str::to_string),
             readiness: None,
         },
         fetched: true,

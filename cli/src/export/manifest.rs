@@ -48,7 +48,9 @@ pub const SESSION_MANIFEST: &str = "manifest.json";
 #[serde(rename_all = "camelCase")]
 pub struct FileEntry {
     /// What the file is, stable across runs: `session`, `dataset:scores`, `report`,
-    /// `statement-tsv:ID`, `attachment:ID`, `image:VERIFICATION:IMAGE`, `source-file:ID`...
+    /// `statement-tsv:ID`, `attachment:ID`, `image:VERIFICATION:IMAGE`, `source-file:ID`... (the
+    /// names the export gave before it derived its files); any other file is its operation's id
+    /// and the ids it took, `GetSourceFile:ID`, `GetTaxReturnDocument:ID`.
     pub key: String,
     /// Where it is, relative to the session's directory, with `/` separators.
     pub path: String,
@@ -56,6 +58,10 @@ pub struct FileEntry {
     pub bytes: u64,
     /// Its SHA-256, lowercase hex.
     pub sha256: String,
+    /// The operationId whose answer it is (`GetAttachmentContent`), with the ids at the end of
+    /// its key; absent for the session record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
     /// For a dataset: what its providers had answered when it was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readiness: Option<DatasetReadiness>,

@@ -14,20 +14,26 @@
 //! OUT/sessions/ID/identity/VID/images.json each identity verification's images...
 //! OUT/sessions/ID/identity/VID/IMG.EXT     ...and their content
 //! OUT/sessions/ID/source-files/FID.EXT     each source file, decoded
+//! OUT/sessions/ID/source-files/FID.json    ...and its entry, as answered alone
+//! OUT/sessions/ID/LISTING/EID[-WORDS].EXT  any other entry operation's answer
+//! OUT/sessions/ID/WORDS.EXT                any other file of the session
 //! ```
 //!
-//! Names come from ids, never from the service's suggested file names (which may carry a
-//! person's name).
+//! Which files there are is read from the generated metadata ([`files`]): the session's own
+//! files and every operation a listed entry leads to, each one `GET` by its operation's metadata
+//! ([`fetch`]), so an operation a release adds is exported with no edit here. Names come from ids,
+//! never from the service's suggested file names (which may carry a person's name).
 //!
-//! The modules follow the data: [`list`] the matching sessions, [`plan`] each session's files
+//! The modules follow the data: [`list`] the matching sessions, [`files`] what the description
+//! gives a session and the names of its files, [`plan`] each session's files
 //! (the bounds on what listings add, and their names), [`fetch`] each file (or keep it when it
 //! verifies), [`store`] writes it atomically inside the tree (the confinement), [`record`]
 //! the session's manifest, the run's index, the summary and the exit status; [`session`] drives
 //! one session through them, this module the whole run, holding the directory's [`lock`].
 //!
-//! Work flows through one queue per session: a dataset that lists files (account statements,
-//! attachments, identity verifications, source files) adds their downloads as soon as it is
-//! there, and every request of every session waits for one of `--concurrency` permits (and,
+//! Work flows through one queue per session: a dataset that lists entries (account statements,
+//! attachments, identity verifications, source files...) adds the downloads of every operation
+//! its entries lead to as soon as it is there, and every request of every session waits for one of `--concurrency` permits (and,
 //! with `--rate-limit`, for the client's rate limiter).
 //!
 //! What one export holds at once is bounded whatever the service sends (`cli/README.md`,
@@ -53,6 +59,7 @@
 //! so that workers started with the same filters each export their part.
 
 mod fetch;
+mod files;
 mod interrupt;
 mod list;
 mod lock;
@@ -60,6 +67,8 @@ mod manifest;
 mod plan;
 mod progress;
 mod record;
+#[cfg(test)]
+mod released;
 mod session;
 mod share;
 mod store;

@@ -1,20 +1,21 @@
 //! The export's second step: which files a session has. The session record, every dataset of
-//! the client's list (generated from the API description), the report and the transactions;
-//! then whatever a dataset lists (account statements, attachments, identity verifications and
-//! their images, source files), as soon as that dataset is there, read from its content one
-//! entry at a time ([`crate::answer::read`]): every entry ends as a file to fetch, beyond
-//! `--max-listed-files` (counted), unusable (its id cannot name or fetch a file: the session's
-//! failure, by position and why) or skipped with its reason (an id listed twice).
+//! the client's list (generated from the API description), the session's own files (the report,
+//! the transactions: [`super::files::session_files`]); then, as soon as a dataset that lists
+//! entries is there, every operation each entry leads to ([`super::files`]: the description's
+//! links; a listing inside such an answer too), read from its content one entry at a time
+//! ([`crate::answer::read`]): every entry ends as files to fetch, beyond `--max-listed-files`
+//! (counted), unusable (its id cannot name or fetch a file: the session's failure, by position
+//! and why) or skipped with its reason (an id listed twice).
 
 use std::collections::{HashMap, HashSet};
 
-use creditdata_client::builder;
-use creditdata_client::operation::{Operation, OperationMeta};
+use creditdata_client::operation::OperationMeta;
 use creditdata_client::session_datasets::{Dataset, Gate};
 use uuid::Uuid;
 
 use crate::answer::{Entries, Entry, ListingShape, Reading};
 
+use super::files::{self, Kept, ListingOf, Naming};
 use super::manifest::SkippedFile;
 use super::store;
 
@@ -26,14 +27,13 @@ pub enum Fetch {
     /// A dataset, streamed to its file with the session's other datasets (so that its
     /// providers' readiness is known) and read back from it.
     Dataset(Dataset),
-    IdentityImages(String),
-    Pdf,
-    TransactionsExcel,
-    StatementExcel(String),
-    StatementTsv(String),
-    Attachment(String),
-    Image(String, String),
-    SourceFile(Uuid),
+    /// A `GET` by its metadata (a session file, an entry's): the session's id, then `ids`, as
+    /// its path's values; its answer kept as `kept` says.
+    Operation {
+        operation: &'static OperationMeta,
+        ids: Vec<String>,
+        kept: Kept,
+    },
 }
 
 /// One file of a session: its key in the manifest, where it goes (its whole name, decided
@@ -47,6 +47,15 @@ pub struct Job {
 }
 
 impl Job {
+    /// The operationId whose answer the file is (`None` for the session record at hand).
+    pub fn operation(&self) -> Option<&'static str> {
+        match &self.fetch {
+            Fetch::Known(_) => None,
+            Fetch::Dataset(dataset) => Some(dataset.operation_id()),
+            Fetch::Operation { operation, .. } => Some(operation.id),
+        }
+    }
+
     /// The bytes at hand, taken out of the job (which keeps its kind).
     pub fn take_content(&mut self) -> Vec<u8> {
         match &mut self.fetch {
@@ -69,9 +78,10 @@ pub struct Listed {
 
 /// The files a session's listings add, kept within bounds and under names no two files share.
 pub struct Listings {
-    /// What is left of `--max-listed-files` for all of the session's image listings together
-    /// (each listing is read with that limit: [`crate::answer::read`]).
-    images_left: usize,
+    /// What is left of `--max-listed-files` for all of the listings inside entries' answers
+    /// together (an identity verification's images: each listing is read with that limit,
+    /// [`crate::answer::read`], and all of a session's together are held to it).
+    nested_left: usize,
     /// Every file planned, by key, with its path (where an entry listing it again points).
     seen: HashMap<String, String>,
     names: Names,
@@ -87,7 +97,7 @@ impl Listings {
         }
         names.claim_exact(super::manifest::SESSION_MANIFEST);
         Listings {
-            images_left: limit,
+            nested_left: limit,
             seen: HashMap::new(),
             names,
         }
@@ -99,10 +109,22 @@ impl Listings {
     }
 
     /// The files of `entries` (what `job`'s content lists, [`crate::answer::read`]) that were
-    /// not planned yet, each under a name of its own (the whole name, extension included,
-    /// decided here from the listing); the images of all of the session's verifications
-    /// together within the limit. An entry whose file is planned already is skipped, saying so.
+    /// not planned yet: for each entry, one per operation taking it ([`files`]), each under a
+    /// name of its own (the whole name, extension included, decided here from the listing); the
+    /// entries of all of the session's listings inside entries' answers together within the
+    /// limit. An entry whose file is planned already is skipped, saying so.
     pub fn of(&mut self, job: &Job, entries: Entries) -> Listed {
+        let listing = EntriesOf::of(job);
+        self.entries_of(job, listing, entries)
+    }
+
+    /// [`Listings::of`] with what `job` lists given (`None`: nothing).
+    pub fn entries_of(
+        &mut self,
+        job: &Job,
+        listing: Option<EntriesOf>,
+        entries: Entries,
+    ) -> Listed {
         let Entries {
             mut taken,
             mut beyond,
@@ -117,20 +139,22 @@ impl Listings {
             }
             .unusable_reason()
         });
-        if matches!(job.fetch, Fetch::IdentityImages(_)) {
-            if taken.len() > self.images_left {
-                beyond += (taken.len() - self.images_left) as u64;
-                taken.truncate(self.images_left);
+        if listing.as_ref().is_some_and(|listing| listing.nested) {
+            if taken.len() > self.nested_left {
+                beyond += (taken.len() - self.nested_left) as u64;
+                taken.truncate(self.nested_left);
             }
-            self.images_left -= taken.len();
+            self.nested_left -= taken.len();
         }
         let mut listed = Listed {
             beyond,
             unusable: reason,
             ..Listed::default()
         };
-        for entry in taken {
-            self.add(job, entry, &mut listed);
+        if let Some(listing) = listing {
+            for entry in taken {
+                self.add(job, &listing, entry, &mut listed);
+            }
         }
         listed
     }
@@ -161,72 +185,92 @@ impl Listings {
         listed.jobs.push(Job { key, path, fetch });
     }
 
-    fn add(&mut self, listing: &Job, entry: Entry, listed: &mut Listed) {
-        let id = entry.id.clone();
-        match &listing.fetch {
-            Fetch::Dataset(Dataset::AccountStatements) => {
-                for (key, extension) in [("statement-excel", ".xlsx"), ("statement-tsv", ".tsv")] {
-                    let key = format!("{key}:{id}");
-                    let fetch = if extension == ".xlsx" {
-                        Fetch::StatementExcel(id.clone())
-                    } else {
-                        Fetch::StatementTsv(id.clone())
-                    };
-                    let path = |names: &mut Names| names.claim("statements", &id, extension, &key);
-                    let key_again = key.clone();
-                    self.claim(listing, &entry, key_again, path, fetch, listed);
+    /// Plans the files of one entry: one per operation taking it, fetched with the listing's
+    /// own ids and the entry's.
+    fn add(&mut self, job: &Job, listing: &EntriesOf, entry: Entry, listed: &mut Listed) {
+        let id = if listing.of.uuid_ids {
+            // The reader took only UUIDs here (`uuid_ids`): anything else is unusable.
+            match entry.id.parse::<Uuid>() {
+                Ok(id) => id.to_string(),
+                Err(_) => return,
+            }
+        } else {
+            entry.id.clone()
+        };
+        for operation in &listing.of.entry_operations {
+            // One the export cannot fill is in every manifest's `skipped`
+            // (`files::entry_operations_not_exported`).
+            if files::parameters(operation.path) != listing.ids.len() + 2 {
+                continue;
+            }
+            let mut ids = listing.ids.clone();
+            ids.push(id.clone());
+            let name = files::entry_name(operation, &ids);
+            let key = name.key.clone();
+            let path = |names: &mut Names| match &name.naming {
+                Naming::File {
+                    dir,
+                    suffix,
+                    extension,
+                } => {
+                    let dir = dir.as_deref().unwrap_or(&listing.dir);
+                    let extension = extension.as_deref().unwrap_or(&entry.extension);
+                    names.claim(dir, &id, suffix, extension, &name.key)
                 }
-            }
-            Fetch::Dataset(Dataset::Attachments) => {
-                let key = format!("attachment:{id}");
-                let path =
-                    |names: &mut Names| names.claim("attachments", &id, &entry.extension, &key);
-                let fetch = Fetch::Attachment(id.clone());
-                self.claim(listing, &entry, key.clone(), path, fetch, listed);
-            }
-            Fetch::Dataset(Dataset::IdentityVerifications) => {
-                let key = format!("identity-images:{id}");
-                // The verification's directory, then its listing file in it: no image id can
+                // The entry's directory, then its listing file in it: no id listed there can
                 // take the listing's name.
-                let path = |names: &mut Names| {
-                    let dir = names.claim("identity", &id, "", &key);
-                    let path = format!("{dir}/images.json");
+                Naming::Listing { dir, name: file } => {
+                    let dir = names.claim(dir, &id, "", "", &name.key);
+                    let path = format!("{dir}/{file}");
                     names.claim_exact(&path);
                     path
-                };
-                let fetch = Fetch::IdentityImages(id.clone());
-                self.claim(listing, &entry, key.clone(), path, fetch, listed);
+                }
+            };
+            let fetch = Fetch::Operation {
+                operation,
+                ids,
+                kept: files::kept_of_entry(operation),
+            };
+            self.claim(job, &entry, key, path, fetch, listed);
+        }
+    }
+}
+
+/// A listing as the planner reads it: what it is, the directory its entries' files go to, the
+/// ids its own answer was fetched with, and whether it is inside an entry's answer.
+pub struct EntriesOf {
+    pub of: ListingOf,
+    pub dir: String,
+    pub ids: Vec<String>,
+    pub nested: bool,
+}
+
+impl EntriesOf {
+    fn of(job: &Job) -> Option<EntriesOf> {
+        match &job.fetch {
+            Fetch::Dataset(dataset) => {
+                let of = files::listing_of_dataset(*dataset)?;
+                Some(EntriesOf {
+                    dir: files::entry_dir(*dataset, &of),
+                    of,
+                    ids: Vec::new(),
+                    nested: false,
+                })
             }
-            Fetch::IdentityImages(verification) => {
-                let key = format!("image:{verification}:{id}");
-                let dir = listing
+            Fetch::Operation {
+                ids,
+                kept: Kept::Listing(of),
+                ..
+            } => Some(EntriesOf {
+                of: of.clone(),
+                dir: job
                     .path
                     .rsplit_once('/')
-                    .map_or("identity", |(dir, _)| dir);
-                let path = |names: &mut Names| names.claim(dir, &id, &entry.extension, &key);
-                let fetch = Fetch::Image(verification.clone(), id.clone());
-                self.claim(listing, &entry, key.clone(), path, fetch, listed);
-            }
-            Fetch::Dataset(Dataset::SourceFiles) => {
-                // The reader took only UUIDs here (`uuid_ids`): anything else is unusable.
-                let Ok(source_file) = id.parse::<Uuid>() else {
-                    return;
-                };
-                let key = format!("source-file:{source_file}");
-                let path = |names: &mut Names| {
-                    names.claim(
-                        "source-files",
-                        &source_file.to_string(),
-                        &entry.extension,
-                        &key,
-                    )
-                };
-                let fetch = Fetch::SourceFile(source_file);
-                self.claim(listing, &entry, key.clone(), path, fetch, listed);
-            }
-            // A listing the export does not download from: its entry operations are in every
-            // manifest's `skipped` (`entry_operations_not_exported`).
-            _ => {}
+                    .map_or_else(String::new, |(dir, _)| dir.to_string()),
+                ids: ids.clone(),
+                nested: true,
+            }),
+            _ => None,
         }
     }
 }
@@ -248,10 +292,10 @@ impl Names {
         self.taken.insert(Names::folded(path));
     }
 
-    /// `dir/NAME`: the id's safe name with `extension`, or, when another file has that name,
-    /// the same with a tag made from the file's key.
-    fn claim(&mut self, dir: &str, id: &str, extension: &str, key: &str) -> String {
-        let stem = store::name_for_id(id);
+    /// `dir/NAME`: the id's safe name with `suffix` and `extension`, or, when another file has
+    /// that name, the same with a tag made from the file's key.
+    fn claim(&mut self, dir: &str, id: &str, suffix: &str, extension: &str, key: &str) -> String {
+        let stem = format!("{}{suffix}", store::name_for_id(id));
         let mut path = format!("{dir}/{stem}{extension}");
         let tag = &store::digest_of(key.as_bytes()).sha256[..12];
         let mut round = 0u32;
@@ -267,45 +311,20 @@ impl Names {
     }
 }
 
-/// What a job's content lists, when it lists files: the member holding the list (`None` when the
-/// content is the list itself), each entry's id member, and the dataset whose providers it may
-/// report. A dataset's come from the API description's links ([`Dataset::listing`]).
-#[derive(Clone, Copy)]
-pub struct ListingOf {
-    member: Option<&'static str>,
-    id: &'static str,
-    dataset: Option<Dataset>,
-}
-
-impl ListingOf {
-    /// The listing `fetch` obtains, if it obtains one.
-    pub fn of(fetch: &Fetch) -> Option<ListingOf> {
-        match fetch {
-            Fetch::Dataset(dataset) => dataset.listing().map(|listing| ListingOf {
-                member: listing.member,
-                id: listing.id,
-                dataset: Some(*dataset),
-            }),
-            // One verification's images: `GetIdentityVerificationImages`, which `fetch.rs`
-            // calls by name, answers them in `images`.
-            Fetch::IdentityImages(_) => Some(ListingOf {
-                member: Some("images"),
-                id: "id",
-                dataset: None,
-            }),
-            _ => None,
-        }
-    }
-}
-
 /// How the export reads what `fetch` obtains (`None`: a file it does not read). A dataset is
-/// read for its providers' statuses (and its entries, when it lists files), a verification's
-/// images for their entries; nothing else is read, and the bytes are stored as they are.
+/// read for its providers' statuses (and its entries, when it lists files), a listing inside an
+/// entry's answer for its entries, another JSON answer to check that it is one; nothing else is
+/// read, and the bytes are stored as they are.
 pub fn reading_of(fetch: &Fetch, limit: usize) -> Option<Reading> {
-    let listing = ListingOf::of(fetch);
-    let dataset = match fetch {
-        Fetch::Dataset(dataset) => Some(*dataset),
-        Fetch::IdentityImages(_) => None,
+    let (dataset, listing) = match fetch {
+        Fetch::Dataset(dataset) => (Some(*dataset), files::listing_of_dataset(*dataset)),
+        Fetch::Operation {
+            kept: Kept::Listing(listing),
+            ..
+        } => (None, Some(listing.clone())),
+        Fetch::Operation {
+            kept: Kept::Json, ..
+        } => (None, None),
         _ => return None,
     };
     Some(Reading {
@@ -313,8 +332,7 @@ pub fn reading_of(fetch: &Fetch, limit: usize) -> Option<Reading> {
         listing: listing.map(|listing| ListingShape {
             member: listing.member,
             id: listing.id,
-            // A source file's id is a UUID (the description says so, and its path takes one).
-            uuid_ids: listing.dataset == Some(Dataset::SourceFiles),
+            uuid_ids: listing.uuid_ids,
             extension: extension_of_entry,
         }),
         limit,
@@ -356,7 +374,7 @@ pub struct Plan {
     pub record: Job,
     /// Every dataset of the client's list (but the deprecated ones unless asked), read together.
     pub datasets: Vec<DatasetFile>,
-    /// The files made of all of the session's data: the report, the transactions. Fetched
+    /// The session's own files ([`files::session_files`]): the report, the transactions. Fetched
     /// after the datasets were read, and kept from the last run only when its providers had
     /// all given their final answer.
     pub session_wide: Vec<Job>,
@@ -380,18 +398,18 @@ impl Plan {
                 fetch: Fetch::Known(session_record),
             },
             datasets,
-            session_wide: vec![
-                Job {
-                    key: "report".into(),
-                    path: "report.pdf".into(),
-                    fetch: Fetch::Pdf,
-                },
-                Job {
-                    key: "transactions-excel".into(),
-                    path: "transactions.xlsx".into(),
-                    fetch: Fetch::TransactionsExcel,
-                },
-            ],
+            session_wide: files::session_files()
+                .into_iter()
+                .map(|file| Job {
+                    key: file.key,
+                    path: file.path,
+                    fetch: Fetch::Operation {
+                        operation: file.operation,
+                        ids: Vec::new(),
+                        kept: file.kept,
+                    },
+                })
+                .collect(),
         }
     }
 
@@ -417,13 +435,13 @@ pub fn dataset_key(dataset: Dataset) -> String {
 }
 
 /// What this run leaves out, so that a complete session says what it does not contain: the
-/// datasets the service deprecates, unless `--include-deprecated`; and what a listed entry leads
-/// to that the export does not download ([`entry_operations_not_exported`]).
+/// datasets the service deprecates, unless `--include-deprecated`; and the operations a listed
+/// entry leads to that the export cannot fill ([`files::entry_operations_not_exported`]).
 pub fn skipped_files(include_deprecated: bool) -> Vec<SkippedFile> {
     let exported = Dataset::ALL
         .into_iter()
         .filter(|dataset| is_exported(*dataset, include_deprecated));
-    let mut skipped = entry_operations_not_exported(exported, &entry_operations_exported());
+    let mut skipped = files::entry_operations_not_exported(exported);
     if !include_deprecated {
         skipped.extend(Dataset::ALL.into_iter().filter_map(|dataset| {
             if is_exported(dataset, include_deprecated) {
@@ -438,54 +456,6 @@ pub fn skipped_files(include_deprecated: bool) -> Vec<SkippedFile> {
     skipped
 }
 
-/// The operations a listed entry leads to that the export obtains: those `fetch.rs` calls for an
-/// entry, and `GetSourceFile`, whose answer is the listed entry itself (already in the listing).
-fn entry_operations_exported() -> [&'static OperationMeta; 6] {
-    [
-        <builder::GetAccountStatementExcel<'static> as Operation>::META,
-        <builder::GetAccountStatementTsv<'static> as Operation>::META,
-        <builder::GetAttachmentContent<'static> as Operation>::META,
-        <builder::GetIdentityVerificationImages<'static> as Operation>::META,
-        <builder::GetSourceFile<'static> as Operation>::META,
-        <builder::GetSourceFileContent<'static> as Operation>::META,
-    ]
-}
-
-/// The operations the listings of `datasets` lead to (the API description's links,
-/// [`Dataset::listing`]) that are not in `exported`, each once: a release that adds one (an
-/// attachment's thumbnail) has the export say so in every session's manifest, by name, until
-/// the export learns to download it, instead of leaving it out unsaid.
-fn entry_operations_not_exported(
-    datasets: impl Iterator<Item = Dataset>,
-    exported: &[&OperationMeta],
-) -> Vec<SkippedFile> {
-    let mut seen = HashSet::new();
-    let mut skipped = Vec::new();
-    for dataset in datasets {
-        let Some(listing) = dataset.listing() else {
-            continue;
-        };
-        for operation in listing.entry_operations {
-            if exported.iter().any(|known| known.id == operation.id) || !seen.insert(operation.id) {
-                continue;
-            }
-            skipped.push(SkippedFile {
-                key: format!("operation:{}", operation.id),
-                reason: format!(
-                    "each entry of {} leads to {} ({} {}), which this export does not download \
-                     yet; read it with the client (Client::{})",
-                    dataset.name(),
-                    operation.id,
-                    operation.method,
-                    operation.path,
-                    operation.rust_name
-                ),
-            });
-        }
-    }
-    skipped
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
@@ -494,39 +464,70 @@ mod tests {
     use crate::answer::AnswerRead;
 
     #[test]
-    fn every_entry_operation_the_export_does_not_download_is_said_by_name() {
-        // Whatever the description's listings lead to: those the export knows are obtained,
-        // every other one is in the manifest's `skipped`, once, with its method and path.
-        let exported = entry_operations_exported();
+    fn every_entry_operation_is_planned_for_every_entry_or_said_by_name() {
+        // Whatever the description's listings lead to: an entry of each listing is planned as
+        // one file per operation taking it (fetched by that operation, with the entry's id), and
+        // an operation the export cannot fill is in the manifest's `skipped`, once, with its
+        // method and path.
         let skipped = skipped_files(true);
-        let mut expected = HashSet::new();
+        let said: HashSet<String> = skipped
+            .iter()
+            .filter(|file| file.key.starts_with("operation:"))
+            .map(|file| file.key.clone())
+            .collect();
+        let mut listings = Listings::new(100, &[]);
+        let mut seen = 0;
         for dataset in Dataset::ALL {
-            for operation in dataset.listing().map_or(&[][..], |l| l.entry_operations) {
-                if !exported.iter().any(|known| known.id == operation.id) {
-                    expected.insert(format!("operation:{}", operation.id));
+            let Some(listing) = dataset.listing() else {
+                continue;
+            };
+            let job = DatasetFile {
+                dataset,
+                key: dataset_key(dataset),
+                path: format!("datasets/{}.json", dataset.name()),
+            }
+            .job();
+            // A UUID serves every listing (one whose ids must be UUIDs included).
+            let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef).to_string();
+            let entries = Entries {
+                taken: vec![Entry {
+                    index: 0,
+                    id: id.clone(),
+                    extension: ".pdf".into(),
+                }],
+                ..Entries::default()
+            };
+            let planned = listings.of(&job, entries).jobs;
+            for operation in listing.entry_operations {
+                seen += 1;
+                let fetched = planned.iter().find(|job| match &job.fetch {
+                    Fetch::Operation {
+                        operation: by, ids, ..
+                    } => by.id == operation.id && ids == std::slice::from_ref(&id),
+                    _ => false,
+                });
+                match fetched {
+                    Some(job) => {
+                        assert!(job.key.ends_with(&format!(":{id}")), "{}", job.key);
+                        assert_eq!(job.operation(), Some(operation.id));
+                        assert!(
+                            !said.contains(&format!("operation:{}", operation.id)),
+                            "{} both planned and skipped",
+                            operation.id
+                        );
+                    }
+                    None => assert!(
+                        said.contains(&format!("operation:{}", operation.id)),
+                        "{} neither planned nor said: {planned:?}",
+                        operation.id
+                    ),
                 }
             }
         }
-        let said: HashSet<String> = skipped.iter().map(|file| file.key.clone()).collect();
-        assert_eq!(said, expected);
-
-        // With nothing known, every entry operation is said: named, with where it is.
-        let all = entry_operations_not_exported(Dataset::ALL.into_iter(), &[]);
-        let (dataset, listing) = Dataset::ALL
-            .into_iter()
-            .find_map(|dataset| Some((dataset, dataset.listing()?)))
-            .expect("the description lists entries somewhere");
-        let operation = listing.entry_operations[0];
-        let entry = all
-            .iter()
-            .find(|file| file.key == format!("operation:{}", operation.id))
-            .unwrap();
-        let each = format!("each entry of {}", dataset.name());
-        assert!(entry.reason.contains(&each), "{}", entry.reason);
-        assert!(entry.reason.contains(operation.path), "{}", entry.reason);
-        let ids: Vec<&str> = all.iter().map(|file| file.key.as_str()).collect();
-        let unique: HashSet<&str> = ids.iter().copied().collect();
-        assert_eq!(ids.len(), unique.len(), "each operation once: {ids:?}");
+        assert!(seen > 0, "the description lists entries somewhere");
+        let keys: Vec<&str> = skipped.iter().map(|file| file.key.as_str()).collect();
+        let unique: HashSet<&str> = keys.iter().copied().collect();
+        assert_eq!(keys.len(), unique.len(), "each operation once: {keys:?}");
     }
 
     fn read(job: &Job, content: &[u8], limit: usize) -> AnswerRead {
@@ -641,10 +642,22 @@ mod tests {
 
     #[test]
     fn an_image_never_takes_its_listings_name() {
+        // The listing inside an entry's answer the export named before (an identity
+        // verification's images), found by what it says of itself.
+        let Some(images) = creditdata_client::operations::ALL.iter().find(|operation| {
+            files::earlier_of(operation)
+                .is_some_and(|earlier| matches!(earlier.place, files::Place::EntryListing { .. }))
+        }) else {
+            return;
+        };
         let verification = Job {
             key: "identity-images:v".into(),
             path: "identity/v/images.json".into(),
-            fetch: Fetch::IdentityImages("v".into()),
+            fetch: Fetch::Operation {
+                operation: images,
+                ids: vec!["v".into()],
+                kept: files::kept_of_entry(images),
+            },
         };
         let mut listings = Listings::new(10, &[]);
         listings.names.claim_exact("identity/v/images.json");

@@ -276,10 +276,12 @@ async fn keep_datasets(
         entry.readiness.as_ref()?;
         let reading = reading_of(&file.job().fetch, context.max_listed_files);
         let listing = kept_listing(context, dir.join(&entry.path), entry, reading).await?;
+        let mut entry = entry.clone();
+        entry.operation = Some(file.dataset.operation_id().to_string());
         kept.push((
             file.clone(),
             Obtained {
-                entry: entry.clone(),
+                entry,
                 fetched: false,
                 repaired: false,
                 bytes_fetched: 0,

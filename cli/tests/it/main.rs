@@ -10,6 +10,7 @@ mod cli;
 mod common;
 mod export;
 mod export_crash;
+mod export_entries;
 mod export_trust;
 mod ready;
 mod shared_export;

@@ -146,6 +146,44 @@ async fn served_as_sent(mock: &MockServer, id: &str, key: &str) -> Vec<u8> {
     answer.bytes().await.unwrap().to_vec()
 }
 
+/// What the service sends for a file whose manifest key is its operation's id and the ids it
+/// took (`GetSourceFile:ID`: an operation the export reads from the description, with no
+/// command of its own), read with a plain HTTP client; `None` for any other key.
+async fn served_by_operation(mock: &MockServer, id: &str, key: &str) -> Option<Vec<u8>> {
+    let (operation, ids) = key.split_once(':')?;
+    let operation = creditdata_client::operations::ALL
+        .iter()
+        .find(|meta| meta.id == operation)?;
+    let mut values = std::iter::once(id).chain(ids.split(':'));
+    let path: Vec<String> = operation
+        .path
+        .split('/')
+        .map(|segment| {
+            if segment.starts_with('{') && segment.ends_with('}') {
+                values.next().expect("a value per parameter").to_string()
+            } else {
+                segment.to_string()
+            }
+        })
+        .collect();
+    let token = mock.mint_token(&TokenOptions::default()).unwrap();
+    let url = format!(
+        "{}{}",
+        mock.base_url().trim_end_matches('/'),
+        path.join("/")
+    );
+    let version = creditdata_client::operations::api_version(operation.id).unwrap_or("1.0");
+    let answer = reqwest::Client::new()
+        .get(url)
+        .bearer_auth(token)
+        .header("api-version", version)
+        .send()
+        .await
+        .unwrap();
+    assert!(answer.status().is_success(), "{key}: {}", answer.status());
+    Some(answer.bytes().await.unwrap().to_vec())
+}
+
 /// Every sheet of an Excel file: its name and its cells.
 fn sheets(bytes: Vec<u8>) -> Vec<(String, Vec<Vec<calamine::Data>>)> {
     use calamine::Reader as _;
@@ -350,6 +388,8 @@ async fn nothing_pending_is_presented_as_complete_and_a_rerun_catches_up() {
                 "{key}: `datasets images` prints another document"
             );
             served_as_sent(&mock, &id, key).await
+        } else if let Some(served) = served_by_operation(&mock, &id, key).await {
+            served
         } else {
             served_now(dir, &vars, &id, key).await
         };
