@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
-use super::{DescriptionError, SESSION_PATH, compile, example, schema};
+use super::operations::{DescriptionError, SESSION_PATH, compile};
+use super::{example, schema};
 use crate::problem::FieldErrors;
 
 /// How deep a member only the description knows may nest (objects and arrays within one
