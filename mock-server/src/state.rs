@@ -134,9 +134,11 @@ impl AppState {
     /// the hand-written view.
     pub fn session_json(&self, record: &SessionRecord) -> serde_json::Value {
         let mut json = serde_json::to_value(self.session_view(record)).unwrap_or_default();
-        self.description
-            .members
-            .add_to(&mut json, &record.described_members);
+        self.description.members.add_to(
+            &self.description.document,
+            &mut json,
+            &record.described_members,
+        );
         json
     }
 
@@ -149,7 +151,9 @@ impl AppState {
             .map(|record| record.described_members.clone())
             .unwrap_or_default();
         let mut json = serde_json::to_value(view).unwrap_or_default();
-        self.description.members.add_to(&mut json, &stored);
+        self.description
+            .members
+            .add_to(&self.description.document, &mut json, &stored);
         json
     }
 
