@@ -195,7 +195,8 @@ pub enum StartError {
     /// A setting is out of range.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The effective description cannot be served.
+    /// The effective description cannot be served: a schema or path it cannot serve, or a
+    /// hand-written handler registered under an operationId it lacks.
     #[error(transparent)]
     Description(#[from] described::DescriptionError),
     /// Writing the initial state file failed.
