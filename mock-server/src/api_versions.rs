@@ -18,8 +18,6 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::state::AppState;
-
 /// Sessions whose requests are kept; the oldest is forgotten when a new one would exceed it.
 pub const MAX_SESSIONS: usize = 10_000;
 /// Distinct (operation, version) pairs kept per session.
@@ -103,7 +101,11 @@ fn session_of(path: &str) -> Option<Uuid> {
 
 /// A route layer of the `/v1` API: records the `api-version` of each answered request about a
 /// session.
-pub async fn record(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+pub async fn record(
+    State(seen): State<Arc<ApiVersions>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let session = session_of(request.uri().path());
     let operation = request
         .extensions()
@@ -117,9 +119,7 @@ pub async fn record(State(state): State<Arc<AppState>>, request: Request, next: 
     if let (Some(session), Some(operation)) = (session, operation)
         && response.status().is_success()
     {
-        state
-            .api_versions
-            .record(session, &operation, version.as_deref());
+        seen.record(session, &operation, version.as_deref());
     }
     response
 }

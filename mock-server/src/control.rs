@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::CONTROL_BODY_LIMIT;
 use crate::api::path::{SessionPath, ValidPath};
+use crate::body_limits::CONTROL_BODY_LIMIT;
 use crate::catalog;
 use crate::problem::Problem;
 use crate::state::AppState;

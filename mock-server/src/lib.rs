@@ -38,21 +38,25 @@
 mod api;
 mod api_versions;
 pub mod auth;
+mod body_limits;
 mod built;
 mod catalog;
 pub mod config;
 mod control;
 mod data;
 mod described;
+mod documents;
 mod files;
 mod guard;
 pub mod idp;
 pub mod local_redis;
+mod operation_routes;
 mod problem;
 pub mod realism;
 mod redact;
 mod render;
 mod report;
+mod request_body;
 mod router;
 mod state;
 mod store;
@@ -76,7 +80,7 @@ pub use problem::Problem;
 pub use realism::Realism;
 /// How the PDF report writes text (tests use it to find names in the report's bytes).
 pub use render::pdf::win_ansi;
-pub use store::StateError;
+pub use store::state_file::StateError;
 
 /// A schema-valid example of the JSON body that `operation_id` answers with `200` in
 /// `description` (an effective, OpenAPI 3.0 document), drawn from `seed`: the kind of answer the
@@ -165,25 +169,11 @@ pub fn as_answer_of(operation_id: &str, value: serde_json::Value) -> serde_json:
 use guard::HostPolicy;
 use idp::{IdentityProvider, KeyError, REALM, SigningKey};
 use state::AppState;
-use store::{StateFile, Store};
+use store::Store;
+use store::state_file::StateFile;
 
-/// The published description, served at `/openapi/v1.json`.
-pub const OPENAPI_JSON: &[u8] = include_bytes!("../../spec/openapi.json");
-/// The published description, served at `/openapi/v1.yaml`.
-pub const OPENAPI_YAML: &[u8] = include_bytes!("../../spec/openapi.yaml");
-/// The effective description (what the client is generated from), whose operations the mock
-/// serves; [`MockConfig::effective_description`] replaces it. The mock is not published, so
-/// reaching outside the crate is safe here.
-pub const EFFECTIVE_JSON: &[u8] = include_bytes!("../../spec/openapi.effective.json");
-
-/// Largest body a `/v1` operation reads: a session request with every country and package
-/// is a few kilobytes.
-pub const API_BODY_LIMIT: usize = 64 * 1024;
-/// Largest body the identity provider's token endpoint reads (a token request is a few hundred
-/// bytes); the endpoint needs no authentication to be reached.
-pub const TOKEN_BODY_LIMIT: usize = 8 * 1024;
-/// Largest body a `/_mock` control endpoint (or any other route) reads.
-pub const CONTROL_BODY_LIMIT: usize = 4 * 1024;
+pub use body_limits::{API_BODY_LIMIT, CONTROL_BODY_LIMIT, TOKEN_BODY_LIMIT};
+pub use documents::{EFFECTIVE_JSON, OPENAPI_JSON, OPENAPI_YAML};
 
 /// Why a mock server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -205,7 +195,8 @@ pub enum StartError {
     /// A setting is out of range.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The effective description cannot be served.
+    /// The effective description cannot be served: a schema or path it cannot serve, or a
+    /// hand-written handler registered under an operationId it lacks.
     #[error(transparent)]
     Description(#[from] described::DescriptionError),
     /// Writing the initial state file failed.
@@ -296,7 +287,7 @@ impl MockServer {
             StartError::Persist(problem.body().detail.clone().unwrap_or_default())
         })?;
         let policy = Arc::new(HostPolicy::new(address, allowed_hosts));
-        let app = router::router(Arc::clone(&state), policy, &realism).await?;
+        let app = router::router(Arc::clone(&state), policy, &realism)?;
         let app = if state.config.server_spans {
             telemetry::server_spans(app, reachable(address))
         } else {

@@ -28,9 +28,10 @@ mod tests {
     use crate::data::{Dossier, DossierCache};
     use crate::idp::{Caller, Claims, IdTokenClaims};
     use crate::problem::Problem;
+    use crate::store::state_file::{STATE_VERSION, StateFile};
     use crate::store::{
         CountryRequest, Notification, NotificationKind, PackageRequest, Progress, SessionRecord,
-        StateFile, Store,
+        Store,
     };
 
     const EMAIL: &str = "jane.roe@example.com";
@@ -136,7 +137,7 @@ mod tests {
         let mut store = Store::default();
         store.sessions.insert(record.id, record.clone());
         let state_file = StateFile {
-            version: crate::store::STATE_VERSION,
+            version: STATE_VERSION,
             signing_key_pem: None,
             sessions: vec![record.clone()],
             identity: Default::default(),

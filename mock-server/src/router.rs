@@ -15,13 +15,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::auth::{self, REALM};
-use crate::described::{self, DescriptionError};
+use crate::body_limits::{API_BODY_LIMIT, CONTROL_BODY_LIMIT, TOKEN_BODY_LIMIT};
+use crate::described::DescriptionError;
+use crate::documents::{OPENAPI_JSON, OPENAPI_YAML};
 use crate::guard::{self, HostPolicy};
 use crate::problem::Problem;
 use crate::realism;
 use crate::state::AppState;
-use crate::{API_BODY_LIMIT, CONTROL_BODY_LIMIT, OPENAPI_JSON, OPENAPI_YAML, TOKEN_BODY_LIMIT};
-use crate::{api, api_versions, control};
+use crate::{api_versions, control, operation_routes};
 
 /// The body limit of the route at `path` (the routers below are limited the same way).
 fn body_limit(path: &str) -> usize {
@@ -34,35 +35,21 @@ fn body_limit(path: &str) -> usize {
     }
 }
 
-/// The whole application. The `/v1` operations of the effective description that no
-/// hand-written route serves are served from the description ([`described`]), behind the same
-/// bearer check and realism layers.
-pub async fn router(
+/// The whole application. Every `/v1` operation of the effective description is served
+/// ([`operation_routes`]: by its registered hand-written handler, else from the description),
+/// behind the bearer check and the realism layers.
+pub fn router(
     state: Arc<AppState>,
     policy: Arc<HostPolicy>,
     realism: &realism::Layers,
 ) -> Result<Router, DescriptionError> {
-    let bearer = || middleware::from_fn_with_state(Arc::clone(&state), auth::require_bearer);
-    let hand_written = api::routes()
-        .route_layer(bearer())
-        .with_state(Arc::clone(&state));
-    let unserved = described::not_hand_written(&state.description, hand_written).await;
-    // The parameters the description gives a hand-written route are checked before its own
-    // code runs (after the bearer check, which wraps everything below).
-    let parameters = Arc::new(described::HandWritten::new(&state.description, &unserved)?);
-    let api = api::routes()
-        .route_layer(middleware::from_fn_with_state(
-            parameters,
-            described::check_hand_written,
-        ))
-        .merge(described::routes(
-            &state.description,
-            &unserved,
-            &api::routes().with_state(Arc::clone(&state)),
-        )?)
-        .route_layer(bearer())
+    let api = operation_routes::routes(&state)?
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&state),
+            auth::require_bearer,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state.api_versions),
             api_versions::record,
         ));
     let api = realism

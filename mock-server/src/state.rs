@@ -16,7 +16,8 @@ use crate::described::Description;
 use crate::idp::IdentityProvider;
 use crate::idp::grants::IdentityState;
 use crate::problem::Problem;
-use crate::store::{STATE_VERSION, SessionRecord, StateError, StateFile, Store};
+use crate::store::state_file::{STATE_VERSION, StateError, StateFile};
+use crate::store::{Progress, SessionRecord, Store};
 use crate::views::View;
 
 /// Everything a request handler needs.
@@ -35,7 +36,7 @@ pub struct AppState {
     /// The effective description the mock serves.
     pub description: Description,
     /// What `api-version` each session's requests carried.
-    pub api_versions: ApiVersions,
+    pub api_versions: Arc<ApiVersions>,
     /// How many session ids this process has drawn since it started or was reset.
     sessions_drawn: AtomicU64,
 }
@@ -79,7 +80,7 @@ impl AppState {
             writer: Arc::new(Mutex::new(())),
             keep_key_in_state,
             description,
-            api_versions: ApiVersions::default(),
+            api_versions: Arc::default(),
             sessions_drawn: AtomicU64::new(0),
         }
     }
@@ -133,9 +134,11 @@ impl AppState {
     /// the hand-written view.
     pub fn session_json(&self, record: &SessionRecord) -> serde_json::Value {
         let mut json = serde_json::to_value(self.session_view(record)).unwrap_or_default();
-        self.description
-            .members
-            .add_to(&mut json, &record.described_members);
+        self.description.members.add_to(
+            &self.description.document,
+            &mut json,
+            &record.described_members,
+        );
         json
     }
 
@@ -148,7 +151,9 @@ impl AppState {
             .map(|record| record.described_members.clone())
             .unwrap_or_default();
         let mut json = serde_json::to_value(view).unwrap_or_default();
-        self.description.members.add_to(&mut json, &stored);
+        self.description
+            .members
+            .add_to(&self.description.document, &mut json, &stored);
         json
     }
 
@@ -295,6 +300,29 @@ impl AppState {
             identity,
         }
     }
+}
+
+/// The session a read (of the session, a dataset or a file) is about, settled to now. With
+/// `complete_on_read`, a customer still waiting completes first, so the read sees delivered
+/// data; whatever happened before the first read (a resend, an extension) met a waiting
+/// customer.
+pub(crate) async fn read(state: &Arc<AppState>, id: Uuid) -> Result<Context, Problem> {
+    if state.config.complete_on_read
+        && matches!(
+            state.context(id)?.record.progress,
+            Progress::WaitingForCustomer { .. }
+        )
+    {
+        state
+            .mutate(id, |record, _| {
+                if matches!(record.progress, Progress::WaitingForCustomer { .. }) {
+                    record.complete(Utc::now());
+                }
+                Ok(())
+            })
+            .await?;
+    }
+    state.context(id)
 }
 
 /// One change to the sessions.

@@ -3,49 +3,32 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::download::download;
 use super::path::{SessionPath, ValidPath};
-use super::{download, read};
+use super::registration::Registration;
 use crate::data::bank::Account;
 use crate::problem::Problem;
 use crate::render;
-use crate::state::{AppState, Context};
+use crate::state::{AppState, Context, read};
 
 const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
-/// `/v1/sessions/{sessionId}/account-statements...` and `.../categorizations...`
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route(
-            "/v1/sessions/{sessionId}/account-statements",
-            get(account_statements),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/account-statements/transactions/excel",
-            get(transactions_excel),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel",
-            get(statement_excel),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv",
-            get(statement_tsv),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/categorizations-summary",
-            get(categorizations_summary),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/categorizations",
-            get(categorizations),
-        )
+/// The account statements and categorizations, by operationId.
+pub fn handlers() -> Vec<Registration> {
+    vec![
+        Registration::new("GetAccountStatements", account_statements),
+        Registration::new("GetAccountStatementTransactionsExcel", transactions_excel),
+        Registration::new("GetAccountStatementExcel", statement_excel),
+        Registration::new("GetAccountStatementTsv", statement_tsv),
+        Registration::new("GetCategorizationsSummary", categorizations_summary),
+        Registration::new("GetCategorizations", categorizations),
+    ]
 }
 
 /// `{sessionId}/account-statements/{accountStatementId}`: the statement id is the service's own

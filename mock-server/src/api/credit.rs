@@ -3,46 +3,28 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 
 use super::path::{SessionPath, ValidPath};
-use super::read;
+use super::registration::Registration;
 use crate::problem::Problem;
-use crate::state::AppState;
+use crate::state::{AppState, read};
 
-/// `/v1/sessions/{sessionId}/<dataset>` for the credit datasets.
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route(
-            "/v1/sessions/{sessionId}/court-and-insolvencies",
-            get(court_and_insolvencies),
-        )
-        .route("/v1/sessions/{sessionId}/immovables", get(immovables))
-        .route(
-            "/v1/sessions/{sessionId}/legal-entities",
-            get(legal_entities),
-        )
-        .route("/v1/sessions/{sessionId}/metrics", get(metrics))
-        .route(
-            "/v1/sessions/{sessionId}/negative-tradelines",
-            get(negative_tradelines),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/person-details",
-            get(person_details),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/positive-tradelines",
-            get(positive_tradelines),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/registry-incomes",
-            get(registry_incomes),
-        )
-        .route("/v1/sessions/{sessionId}/scores", get(scores))
+/// The credit datasets, by operationId.
+pub fn handlers() -> Vec<Registration> {
+    vec![
+        Registration::new("GetCourtAndInsolvencies", court_and_insolvencies),
+        Registration::new("GetImmovables", immovables),
+        Registration::new("GetLegalEntities", legal_entities),
+        Registration::new("GetMetrics", metrics),
+        Registration::new("GetNegativeTradelines", negative_tradelines),
+        Registration::new("GetPersonDetails", person_details),
+        Registration::new("GetPositiveTradelines", positive_tradelines),
+        Registration::new("GetRegistryIncomes", registry_incomes),
+        Registration::new("GetScores", scores),
+    ]
 }
 
 macro_rules! dataset_handler {

@@ -3,39 +3,31 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::download::download;
 use super::path::{SessionPath, ValidPath};
-use super::{download, read};
+use super::registration::Registration;
 use crate::catalog;
 use crate::problem::Problem;
-use crate::state::{AppState, Context};
+use crate::state::{AppState, Context, read};
 
-/// `/v1/sessions/{sessionId}/attachments...` and `.../identity-verifications...`
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/v1/sessions/{sessionId}/attachments", get(attachments))
-        .route(
-            "/v1/sessions/{sessionId}/attachments/{attachmentId}/content",
-            get(attachment_content),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/identity-verifications",
-            get(identity_verifications),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images",
-            get(verification_images),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content",
-            get(verification_image_content),
-        )
+/// The attachments and identity verifications, by operationId.
+pub fn handlers() -> Vec<Registration> {
+    vec![
+        Registration::new("GetAttachments", attachments),
+        Registration::new("GetAttachmentContent", attachment_content),
+        Registration::new("GetIdentityVerifications", identity_verifications),
+        Registration::new("GetIdentityVerificationImages", verification_images),
+        Registration::new(
+            "GetIdentityVerificationImageContent",
+            verification_image_content,
+        ),
+    ]
 }
 
 // The ids below are the service's own strings (matched case-insensitively), not parsed.

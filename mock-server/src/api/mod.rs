@@ -1,84 +1,30 @@
-//! The `/v1` operations of the effective API description, one module per part of the API, each
-//! with its own routes: sessions (and the package catalog), source files, bank data, identity,
-//! credit data. Path parameters are read in [`path`], request bodies checked in [`validate`].
+//! The hand-written handlers of the `/v1` operations, one module per part of the API, each
+//! registering its handlers under their operationIds ([`Registration`]): sessions (and the
+//! package catalog), source files, bank data, identity, credit data. Which method and path each
+//! serves is the effective description's; `crate::operations` routes them and serves every
+//! operation none registers from the description. Path parameters are read in [`path`], request
+//! bodies checked in [`validate`], downloads answered by [`download`].
 
 mod bank;
 mod credit;
+mod download;
 mod identity;
 pub mod path;
+mod registration;
 mod sessions;
 mod source_files;
 mod validate;
 
-pub(crate) use validate::json_body;
+pub use registration::Registration;
 
-use std::sync::Arc;
-
-use axum::Router;
-use axum::body::Body;
-use axum::http::{HeaderValue, header};
-use axum::response::Response;
-use chrono::Utc;
-use uuid::Uuid;
-
-use crate::problem::Problem;
-use crate::state::{AppState, Context};
-use crate::store::Progress;
-
-/// The `/v1` routes (the caller adds the bearer-token layer).
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .merge(sessions::routes())
-        .merge(source_files::routes())
-        .merge(bank::routes())
-        .merge(identity::routes())
-        .merge(credit::routes())
-}
-
-/// The session a read (of the session, a dataset or a file) is about, settled to now. With
-/// `complete_on_read`, a customer still waiting completes first, so the read sees delivered
-/// data; whatever happened before the first read (a resend, an extension) met a waiting
-/// customer.
-pub(crate) async fn read(state: &Arc<AppState>, id: Uuid) -> Result<Context, Problem> {
-    if state.config.complete_on_read
-        && matches!(
-            state.context(id)?.record.progress,
-            Progress::WaitingForCustomer { .. }
-        )
-    {
-        state
-            .mutate(id, |record, _| {
-                if matches!(record.progress, Progress::WaitingForCustomer { .. }) {
-                    record.complete(Utc::now());
-                }
-                Ok(())
-            })
-            .await?;
-    }
-    state.context(id)
-}
-
-/// A download: the bytes with Content-Type, Content-Length and Content-Disposition.
-pub fn download(bytes: Vec<u8>, content_type: &str, file_name: &str) -> Response {
-    let length = bytes.len();
-    let mut response = Response::new(Body::from(bytes));
-    let headers = response.headers_mut();
-    if let Ok(value) = HeaderValue::from_str(content_type) {
-        headers.insert(header::CONTENT_TYPE, value);
-    }
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-    let safe: String = file_name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() && c != '"' && c != '\\' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{safe}\"")) {
-        headers.insert(header::CONTENT_DISPOSITION, value);
-    }
-    response
+/// Every hand-written handler, under the operationId it serves.
+pub fn handlers() -> Vec<Registration> {
+    [
+        sessions::handlers(),
+        source_files::handlers(),
+        bank::handlers(),
+        identity::handlers(),
+        credit::handlers(),
+    ]
+    .concat()
 }

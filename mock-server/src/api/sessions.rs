@@ -11,51 +11,43 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use chrono::{Duration as ChronoDuration, NaiveDate, Utc};
 use creditdata_client::types::{CustomerProgressStatusInput, Paging, SessionsResponse};
 use serde_json::{Value, json};
 
+use super::download::download;
 use super::path::{SessionPath, ValidPath};
+use super::registration::Registration;
 use super::validate::{
-    is_country_code, json_body, not_a_country_code, object_body, query_parameters, subject_email,
+    is_country_code, not_a_country_code, object_body, query_parameters, subject_email,
 };
-use super::{download, read};
 use crate::config::{DEFAULT_TAKE, MAX_TAKE};
 use crate::described::members::SessionBody;
 use crate::idp::Caller;
 use crate::problem::{FieldErrors, Problem};
 use crate::redact::debug_showing;
 use crate::report;
-use crate::state::AppState;
+use crate::request_body::json_body;
+use crate::state::{AppState, read};
 use crate::store::{
     CountryRequest, Notification, NotificationKind, PackageRequest, Progress, SessionRecord,
 };
 use crate::views;
 
-/// `/v1/sessions...` and `/v1/consumer/packages`.
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/v1/sessions", get(search_sessions).post(create_session))
-        .route(
-            "/v1/sessions/{sessionId}",
-            get(get_session).patch(update_session),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/actions/extend-customer-input-deadline",
-            post(extend_deadline),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/actions/resend-customer-notification",
-            post(resend_notification),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/input-requirements",
-            get(input_requirements),
-        )
-        .route("/v1/sessions/{sessionId}/pdf-report", get(pdf_report))
-        .route("/v1/consumer/packages", get(consumer_packages))
+/// The sessions, their actions and the package catalog, by operationId.
+pub fn handlers() -> Vec<Registration> {
+    vec![
+        Registration::new("GetSessions", search_sessions),
+        Registration::new("CreateSession", create_session),
+        Registration::new("GetSession", get_session),
+        Registration::new("UpdateSession", update_session),
+        Registration::new("ExtendCustomerInputDeadline", extend_deadline),
+        Registration::new("ResendCustomerNotification", resend_notification),
+        Registration::new("GetInputRequirements", input_requirements),
+        Registration::new("GetPdfReport", pdf_report),
+        Registration::new("GetConsumerPackages", consumer_packages),
+    ]
 }
 
 async fn search_sessions(
@@ -547,7 +539,7 @@ async fn pdf_report(
 }
 
 async fn consumer_packages() -> Response {
-    Json(views::consumer_packages()).into_response()
+    Json(views::sessions::consumer_packages()).into_response()
 }
 
 #[cfg(test)]

@@ -2,30 +2,24 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use super::path::{SessionPath, ValidPath};
-use super::read;
+use super::registration::Registration;
 use crate::problem::Problem;
-use crate::state::AppState;
+use crate::state::{AppState, read};
 
-/// `/v1/sessions/{sessionId}/source-files...`
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/v1/sessions/{sessionId}/source-files", get(source_files))
-        .route(
-            "/v1/sessions/{sessionId}/source-files/{sourceFileId}",
-            get(source_file),
-        )
-        .route(
-            "/v1/sessions/{sessionId}/source-files/{sourceFileId}/content",
-            get(source_file_content),
-        )
+/// The source files, by operationId.
+pub fn handlers() -> Vec<Registration> {
+    vec![
+        Registration::new("GetSourceFiles", source_files),
+        Registration::new("GetSourceFile", source_file),
+        Registration::new("GetSourceFileContent", source_file_content),
+    ]
 }
 
 /// `{sessionId}/source-files/{sourceFileId}`

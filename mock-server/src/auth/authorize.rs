@@ -20,13 +20,13 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::Duration;
 
 use super::clients;
-use super::codes::CodeGrant;
-use super::grants::random_token;
 use super::oauth::{is_form_encoded, single_valued};
 use super::pages::{self, ConsentForm, SignInForm};
-use super::{REALM, constant_time_eq};
 use crate::config::TestUser;
+use crate::idp::codes::CodeGrant;
+use crate::idp::grants::random_token;
 use crate::idp::pending::{AuthorizationRequest, FormRefusal, SignInOutcome};
+use crate::idp::{REALM, constant_time_eq};
 use crate::state::AppState;
 
 /// Longest `state` and `nonce` kept (they are stored and echoed).

@@ -8,8 +8,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use std::sync::Arc;
 
-use super::{Caller, Claims, REALM, invalid_token};
-use crate::idp::bearer_token;
+use crate::idp::{Caller, Claims, REALM, bearer_token, invalid_token};
 use crate::problem::Problem;
 use crate::state::AppState;
 

@@ -28,7 +28,6 @@ pub use crate::idp::{
     Caller, Claims, IdTokenClaims, IdentityProvider, KeyError, REALM, SignIn, SigningKey,
     TokenOptions, UserTokens, grants, user_subject,
 };
-pub(crate) use crate::idp::{codes, constant_time_eq, invalid_token};
 
 /// The identity provider's routes, under `/realms/{REALM}`.
 pub fn routes() -> Router<Arc<AppState>> {

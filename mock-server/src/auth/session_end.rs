@@ -15,9 +15,9 @@ use uuid::Uuid;
 
 use super::bearer::authenticate_bearer;
 use super::clients;
-use super::grants::{RefreshTokenMatch, RevokedAccessToken};
 use super::oauth::{is_form_encoded, oauth_error, single_valued};
 use super::pages;
+use crate::idp::grants::{RefreshTokenMatch, RevokedAccessToken};
 use crate::state::AppState;
 
 /// `POST {issuer}/protocol/openid-connect/revoke` (RFC 7009): a refresh token ends its whole

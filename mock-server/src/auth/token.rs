@@ -17,10 +17,10 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::clients::{self, AuthenticatedClient, ClientKind};
-use super::codes::Redemption;
-use super::grants::{Grant, RefreshTokenMatch, digest, random_token};
 use super::oauth::{is_form_encoded, oauth_error, single_valued};
-use super::{SignIn, TokenOptions, constant_time_eq};
+use crate::idp::codes::Redemption;
+use crate::idp::grants::{Grant, RefreshTokenMatch, digest, random_token};
+use crate::idp::{SignIn, TokenOptions, constant_time_eq};
 use crate::problem::Problem;
 use crate::state::AppState;
 

@@ -6,8 +6,8 @@ use rand_chacha::ChaCha8Rng;
 use uuid::Uuid;
 
 use super::credit::CreditData;
+use super::draw::{Money, RiskTier, fnv1a, item_id, months_back, pick, rng};
 use super::person::Person;
-use super::{Money, RiskTier, fnv1a, item_id, months_back, pick, rng};
 use crate::catalog::Country;
 use crate::redact::debug_showing;
 use creditdata_client::types::ContractType;

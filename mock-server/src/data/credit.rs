@@ -7,8 +7,8 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use uuid::Uuid;
 
+use super::draw::{Money, RiskTier, date_between, item_id, money_between, pick, rng};
 use super::person::{Address, Person};
-use super::{Money, RiskTier, date_between, item_id, money_between, pick, rng};
 use crate::catalog::Country;
 use crate::redact::debug_showing;
 

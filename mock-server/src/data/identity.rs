@@ -6,8 +6,8 @@ use creditdata_client::types::AttachmentType;
 use rand::Rng;
 use uuid::Uuid;
 
+use super::draw::{item_id, rng};
 use super::person::{Document, Person};
-use super::{item_id, rng};
 use crate::catalog::Country;
 use crate::redact::debug_showing;
 

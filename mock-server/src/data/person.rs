@@ -4,7 +4,7 @@ use chrono::{Datelike, NaiveDate};
 use rand::Rng;
 use serde_json::{Value, json};
 
-use super::{Money, RiskTier, date_between, pick, rng};
+use super::draw::{Money, RiskTier, date_between, pick, rng};
 use crate::catalog::{self, COUNTRIES, Country};
 use crate::redact::debug_showing;
 use crate::store::SessionRecord;

@@ -18,7 +18,8 @@ use axum::http::{Method, StatusCode};
 use serde_json::Value;
 use tower::ServiceExt as _;
 
-use super::{OperationRef, example, operations};
+use super::example;
+use super::operations::{OperationRef, operations};
 use crate::problem::Problem;
 
 /// The listing an operation takes one entry of.
@@ -206,14 +207,17 @@ impl ListedBy {
                         self.parameter, self.listing.id
                     )));
                 }
-                let bytes = axum::body::to_bytes(response.into_body(), crate::API_BODY_LIMIT * 64)
-                    .await
-                    .map_err(|_| {
-                        Problem::internal(format!(
-                            "The listing {} could not be read.",
-                            self.listing.id
-                        ))
-                    })?;
+                let bytes = axum::body::to_bytes(
+                    response.into_body(),
+                    crate::body_limits::API_BODY_LIMIT * 64,
+                )
+                .await
+                .map_err(|_| {
+                    Problem::internal(format!(
+                        "The listing {} could not be read.",
+                        self.listing.id
+                    ))
+                })?;
                 serde_json::from_slice(&bytes).unwrap_or(Value::Null)
             }
         };

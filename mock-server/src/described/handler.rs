@@ -14,12 +14,13 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::entries::{self, ListedBy};
+use super::example;
+use super::operations::{DescriptionError, OperationRef, SESSION_PARAMETER, SESSION_PATH, compile};
 use super::parameters::{self, Parameters};
-use super::{DescriptionError, OperationRef, SESSION_PARAMETER, SESSION_PATH, compile, example};
-use crate::api::{json_body, read};
 use crate::data;
 use crate::problem::{FieldErrors, Problem};
-use crate::state::{AppState, Context};
+use crate::request_body::json_body;
+use crate::state::{AppState, Context, read};
 
 /// What the operation answers on success.
 struct Answer {

@@ -9,9 +9,12 @@
 use std::collections::BTreeSet;
 
 use jsonschema::Validator;
+use rand::SeedableRng as _;
+use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
-use super::{DescriptionError, SESSION_PATH, compile, example, schema};
+use super::operations::{DescriptionError, SESSION_PATH, compile};
+use super::{example, schema};
 use crate::problem::FieldErrors;
 
 /// How deep a member only the description knows may nest (objects and arrays within one
@@ -42,6 +45,8 @@ pub struct SessionMembers {
     update: Option<BodySchema>,
     /// The members of the Session the description returns.
     returned: BTreeSet<String>,
+    /// The schema of the Session the description returns, as written.
+    session: Option<Value>,
     /// The search parameters of `GET /v1/sessions`, lower-cased.
     search: BTreeSet<String>,
 }
@@ -83,10 +88,13 @@ impl SessionMembers {
             "/paths/{}/get/responses/200/content",
             SESSION_PATH.replace('/', "~1")
         );
-        let returned = document
+        let session = document
             .pointer(&session_pointer)
             .and_then(Value::as_object)
             .and_then(|content| content.values().find_map(|media| media.get("schema")))
+            .cloned();
+        let returned = session
+            .as_ref()
             .map(|schema| properties(document, schema))
             .unwrap_or_default();
         let search = document
@@ -103,6 +111,7 @@ impl SessionMembers {
             create: body("/v1/sessions", "post")?,
             update: body(SESSION_PATH, "patch")?,
             returned,
+            session,
             search,
         })
     }
@@ -192,15 +201,23 @@ impl SessionMembers {
     }
 
     /// Adds to `view` (a Session as JSON) the stored members it leaves empty that the
-    /// description returns.
-    pub fn add_to(&self, view: &mut Value, stored: &Map<String, Value>) {
-        let Value::Object(view) = view else {
+    /// description returns, then every member the description's Session requires that it still
+    /// lacks (`null` where the member allows it, else a schema-valid example; nested too): a
+    /// member a release makes required is answered the day it is generated, as the least a
+    /// service may send. `document` is the description the members were read from.
+    pub fn add_to(&self, document: &Value, view: &mut Value, stored: &Map<String, Value>) {
+        let Value::Object(members) = view else {
             return;
         };
         for (name, value) in stored {
-            if self.returned.contains(name) && view.get(name).is_none_or(Value::is_null) {
-                view.insert(name.clone(), value.clone());
+            if self.returned.contains(name) && members.get(name).is_none_or(Value::is_null) {
+                members.insert(name.clone(), value.clone());
             }
+        }
+        if let Some(schema) = &self.session {
+            // The same values for every session: nothing here is the session's data.
+            let mut rng = ChaCha8Rng::seed_from_u64(0);
+            example::fill_required(document, schema, view, &mut rng);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The parameters the description gives an operation (path, query, header), each checked against
 //! its schema: by the operations served from the description ([`super::handler`]), and in front
-//! of every hand-written route ([`HandWritten`]), so a parameter a vendor release adds to an
+//! of every hand-written handler ([`check_in_front`]), so a parameter a vendor release adds to an
 //! operation the mock serves by hand is refused when the description refuses its value, with no
 //! hand-written line.
 //!
@@ -12,14 +12,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderMap, Method};
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use jsonschema::Validator;
 use serde_json::{Value, json};
 
-use super::{Description, DescriptionError, OperationRef, compile, operations};
+use super::operations::{DescriptionError, OperationRef, compile};
 use crate::problem::FieldErrors;
 
 /// Where a parameter is sent.
@@ -226,56 +226,20 @@ pub(super) fn check(parameter: &Parameter, text: &str, errors: &mut FieldErrors)
     }
 }
 
-/// The query and header parameters the description gives each operation a hand-written route
-/// serves, by method and path template.
-pub struct HandWritten {
-    operations: HashMap<(Method, String), Arc<Parameters>>,
-}
-
-impl HandWritten {
-    /// The parameters of every operation of `description` but `unserved` (those no hand-written
-    /// route serves, which check their own).
-    pub fn new(
-        description: &Description,
-        unserved: &[OperationRef],
-    ) -> Result<HandWritten, DescriptionError> {
-        let mut by_route = HashMap::new();
-        for operation in operations(&description.document) {
-            if unserved
-                .iter()
-                .any(|u| u.method == operation.method && u.path == operation.path)
-            {
-                continue;
-            }
-            let parameters = Parameters::of(&description.document, &operation)?;
-            by_route.insert((operation.method, operation.path), Arc::new(parameters));
-        }
-        Ok(HandWritten {
-            operations: by_route,
-        })
-    }
-}
-
-/// In front of the hand-written routes (a `route_layer`, where the matched path is known):
-/// refuses a request whose query or header parameters the description refuses, before the
-/// route's own checks; a request the description accepts goes on unchanged.
-pub async fn check_hand_written(
-    State(checks): State<Arc<HandWritten>>,
+/// In front of a hand-written handler (a route layer of its route, with the parameters of the
+/// operation it is registered under): refuses a request whose query or header parameters the
+/// description refuses, before the handler's own checks; a request the description accepts goes
+/// on unchanged.
+pub async fn check_in_front(
+    State(parameters): State<Arc<Parameters>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let found = request.extensions().get::<MatchedPath>().and_then(|path| {
-        checks
-            .operations
-            .get(&(request.method().clone(), path.as_str().to_owned()))
-    });
-    if let Some(parameters) = found {
-        let mut errors = FieldErrors::default();
-        parameters.check_query(request.uri().query(), &mut errors);
-        parameters.check_headers(request.headers(), &mut errors);
-        if let Err(problem) = errors.into_result() {
-            return problem.into_response();
-        }
+    let mut errors = FieldErrors::default();
+    parameters.check_query(request.uri().query(), &mut errors);
+    parameters.check_headers(request.headers(), &mut errors);
+    if let Err(problem) = errors.into_result() {
+        return problem.into_response();
     }
     next.run(request).await
 }

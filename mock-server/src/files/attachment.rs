@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use creditdata_client::types::{AttachmentType, DataPackageInput};
 
-use super::{encode_failed, palette};
+use super::look::{encode_failed, palette};
 use crate::catalog::ProviderKind;
 use crate::data::{AttachmentSpec, CountryData, Dossier, fnv1a};
 use crate::problem::Problem;

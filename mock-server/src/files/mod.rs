@@ -1,29 +1,13 @@
 //! The binary and text files behind the datasets: providers' original reports (source files),
 //! identity-verification images and the subject's attachments. Each is generated once per
-//! session from the dossier and kept, so listed sizes and downloads always agree.
+//! session from the dossier and kept, so listed sizes and downloads always agree. What they
+//! share (colours, the error of a failed rendering) is [`look`].
 
 mod attachment;
+mod look;
 mod source_file;
 mod verification_image;
-
-use crate::data::fnv1a;
-use crate::problem::Problem;
-use crate::render::image::Rgb;
 
 pub use attachment::attachment;
 pub use source_file::source_file;
 pub use verification_image::verification_image;
-
-fn encode_failed(error: impl std::fmt::Display) -> Problem {
-    Problem::internal(format!("the mock could not render the file: {error}"))
-}
-
-/// Light and dark colours of a country's documents.
-fn palette(code: &str) -> (Rgb, Rgb) {
-    match fnv1a(code.as_bytes()) % 4 {
-        0 => (Rgb(226, 236, 246), Rgb(20, 60, 120)),
-        1 => (Rgb(236, 244, 230), Rgb(30, 90, 50)),
-        2 => (Rgb(246, 236, 228), Rgb(120, 40, 30)),
-        _ => (Rgb(238, 232, 246), Rgb(70, 40, 110)),
-    }
-}

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{encode_failed, palette};
+use super::look::{encode_failed, palette};
 use crate::data::{CountryData, Dossier, ImageSpec, Verification, fnv1a};
 use crate::problem::Problem;
 use crate::render::font::mrz;

@@ -10,6 +10,7 @@ pub mod codes;
 pub mod grants;
 mod key;
 pub mod pending;
+pub mod users;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -27,6 +28,8 @@ use crate::problem::Problem;
 use crate::redact::debug_showing;
 
 pub use key::{KeyError, SigningKey};
+pub(crate) use users::constant_time_eq;
+pub use users::{ClientKind, TestUser};
 
 /// The realm name in the issuer path (`{base}/realms/consumer`).
 pub const REALM: &str = "consumer";
@@ -109,15 +112,6 @@ pub struct IdTokenClaims {
     pub email_verified: Option<bool>,
 }
 
-/// How a client authenticates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientKind {
-    /// Holds a secret.
-    Confidential,
-    /// A native application: holds no secret, so proves possession with PKCE alone.
-    Public,
-}
-
 /// Who called the API (put in the request's extensions by the bearer check).
 #[derive(Clone)]
 pub struct Caller {
@@ -163,27 +157,6 @@ impl Caller {
         self.name.unwrap_or(self.username)
     }
 }
-
-/// Someone who can sign in on the mock's authorization page.
-///
-/// Written `USERNAME:PASSWORD[:DISPLAY NAME[:E-MAIL]]` (so neither user name nor password holds
-/// a `:`); the display name (default: the user name) is the `name` claim and the
-/// `createdByName` of the sessions the user creates.
-#[derive(Clone, PartialEq, Eq)]
-pub struct TestUser {
-    /// Signs in with this (`preferred_username`).
-    pub username: String,
-    /// The password (never printed by `Debug` or in errors).
-    pub password: String,
-    /// The display name (`name`).
-    pub name: String,
-    /// The e-mail address (`email`, with the `email` scope).
-    pub email: Option<String>,
-}
-
-// The password is a secret; the names and the e-mail address are personal data (a user name
-// may be an e-mail address).
-debug_showing!(TestUser {});
 
 /// The stable `sub` of a test user (the same across restarts).
 pub fn user_subject(username: &str) -> String {
@@ -533,15 +506,6 @@ pub(crate) fn bearer_token(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
-/// Equality whose time depends on the lengths only, not on where the bytes differ.
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = u8::from(a.len() != b.len());
-    for (i, byte) in a.iter().enumerate() {
-        diff |= byte ^ b.get(i % b.len().max(1)).copied().unwrap_or(0);
-    }
-    diff == 0
 }
 
 #[cfg(test)]

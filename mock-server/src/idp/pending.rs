@@ -12,7 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::{DateTime, Duration, Utc};
 
 use super::grants::{digest, random_token};
-use super::{ClientKind, TestUser, constant_time_eq};
+use super::users::{ClientKind, TestUser, constant_time_eq};
 
 /// How long a person has to sign in and answer the consent question.
 const PENDING_LIFETIME: Duration = Duration::minutes(10);

@@ -29,7 +29,7 @@ use http_body::{Frame, SizeHint};
 use rand::RngCore as _;
 
 use super::connection::Connection;
-use super::{Realism, format_duration, keyed_rng, parse_duration};
+use super::units::{format_duration, keyed_rng, parse_duration};
 use crate::problem::Problem;
 
 /// The header that names the fault injected into a response.
@@ -293,13 +293,12 @@ pub(crate) struct FaultInjector {
 
 impl FaultInjector {
     /// `None` when no faults are configured (then no layer is added).
-    pub(crate) fn new(realism: &Realism) -> Option<FaultInjector> {
-        if realism.faults.is_empty() {
+    pub(crate) fn new(faults: &Faults, seed: u64, pace: SlowBodyPace) -> Option<FaultInjector> {
+        if faults.is_empty() {
             return None;
         }
         let mut end = 0;
-        let slices = realism
-            .faults
+        let slices = faults
             .rates
             .iter()
             .filter_map(|(fault, percent)| {
@@ -309,8 +308,8 @@ impl FaultInjector {
             .collect();
         Some(FaultInjector {
             slices,
-            seed: realism.seed,
-            pace: realism.slow_body,
+            seed,
+            pace,
             arrivals: Mutex::new(HashMap::new()),
             drawn: AtomicU64::new(0),
             injected: Default::default(),
@@ -588,6 +587,7 @@ impl HttpBody for TruncatedBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::realism::Realism;
     use axum::body::to_bytes;
 
     #[test]
@@ -649,12 +649,10 @@ mod tests {
     }
 
     fn injector(faults: &str, seed: u64) -> FaultInjector {
-        FaultInjector::new(
-            &Realism::new()
-                .faults(faults.parse().expect("faults"))
-                .seed(seed),
-        )
-        .expect("faults are on")
+        let realism = Realism::new()
+            .faults(faults.parse().expect("faults"))
+            .seed(seed);
+        FaultInjector::new(&realism.faults, realism.seed, realism.slow_body).expect("faults are on")
     }
 
     const SCORES: &str = "/v1/sessions/{sessionId}/scores";

@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use rand_distr::Distribution as _;
 
-use super::{Realism, format_duration, keyed_rng, parse_duration};
+use super::units::{format_duration, keyed_rng, parse_duration};
 
 /// The longest latency a distribution may name or draw (longer draws are cut to it): ten
 /// minutes, beyond any client timeout worth testing.
@@ -446,13 +446,16 @@ pub(crate) struct LatencyPlan {
 
 impl LatencyPlan {
     /// `None` when no latency is configured (then no layer is added).
-    pub(crate) fn new(realism: &Realism) -> Option<LatencyPlan> {
-        if realism.default_latency.is_none() && realism.route_latency.is_empty() {
+    pub(crate) fn new(
+        default: Option<&Latency>,
+        routes: &[LatencyRule],
+        seed: u64,
+    ) -> Option<LatencyPlan> {
+        if default.is_none() && routes.is_empty() {
             return None;
         }
         Some(LatencyPlan {
-            routes: realism
-                .route_latency
+            routes: routes
                 .iter()
                 .filter_map(|rule| {
                     Some(ActiveRule {
@@ -463,12 +466,10 @@ impl LatencyPlan {
                     })
                 })
                 .collect(),
-            default: realism
-                .default_latency
-                .as_ref()
+            default: default
                 .and_then(|latency| Some((Sampler::new(latency)?, latency.to_string()))),
             delayed_by_default: AtomicU64::new(0),
-            seed: realism.seed,
+            seed,
             draws: AtomicU64::new(0),
         })
     }
@@ -529,6 +530,15 @@ pub(crate) async fn delay(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::realism::Realism;
+
+    fn plan_of(realism: &Realism) -> Option<LatencyPlan> {
+        LatencyPlan::new(
+            realism.default_latency.as_ref(),
+            &realism.route_latency,
+            realism.seed,
+        )
+    }
     use axum::Router;
     use axum::body::Body;
     use axum::routing::get;
@@ -659,7 +669,7 @@ mod tests {
                     .expect("pattern"),
                 Latency::fixed(ms(20)),
             );
-        let plan = LatencyPlan::new(&realism).expect("latency is on");
+        let plan = plan_of(&realism).expect("latency is on");
         let id = "8c1f0f3e-0d0b-4f4e-9d57-8a9d1c3f0a11";
         let cases = [
             (
@@ -695,8 +705,7 @@ mod tests {
     #[test]
     fn draws_stay_in_their_distribution_and_repeat_for_a_seed() {
         let draws = |latency: Latency, seed: u64| {
-            let plan = LatencyPlan::new(&Realism::new().latency(latency).seed(seed))
-                .expect("latency is on");
+            let plan = plan_of(&Realism::new().latency(latency).seed(seed)).expect("latency is on");
             (0..500)
                 .map(|_| {
                     plan.draw(&Method::GET, "/v1/consumer/packages")
@@ -729,7 +738,7 @@ mod tests {
     /// Virtual time (a paused tokio clock) shows the wait without measuring the machine.
     #[tokio::test(start_paused = true)]
     async fn a_request_waits_its_latency_before_it_is_handled() {
-        let plan = LatencyPlan::new(&Realism::new().latency(Latency::fixed(ms(750))))
+        let plan = plan_of(&Realism::new().latency(Latency::fixed(ms(750))))
             .map(Arc::new)
             .expect("latency is on");
         let app = Router::new()

@@ -19,9 +19,7 @@ use crate::config::MockConfig;
 use crate::idp::grants::IdentityState;
 use crate::redact::debug_showing;
 
-mod state_file;
-
-pub use state_file::{STATE_VERSION, StateError, StateFile};
+pub mod state_file;
 
 /// A session as the mock stores it.
 #[derive(Clone, Serialize, Deserialize)]

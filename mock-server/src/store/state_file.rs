@@ -37,7 +37,7 @@ const MEMBER_NESTING: usize = 4;
 const READABLE_NESTING: usize = 127;
 
 const _: () = assert!(
-    MEMBER_NESTING + crate::described::MAX_MEMBER_DEPTH <= READABLE_NESTING,
+    MEMBER_NESTING + crate::described::members::MAX_MEMBER_DEPTH <= READABLE_NESTING,
     "a member the mock accepts would make a state file it cannot read"
 );
 

@@ -13,7 +13,7 @@ mod credit;
 mod described;
 mod identity;
 mod person;
-mod sessions;
+pub mod sessions;
 mod source_files;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
@@ -25,8 +25,6 @@ use crate::catalog::{self, Dataset, Provider};
 use crate::config::MockConfig;
 use crate::data::{CountryData, Dossier, Money, fnv1a};
 use crate::store::SessionRecord;
-
-pub use sessions::consumer_packages;
 
 /// A settled session, its dossier and the clock: everything a response is made from.
 pub struct View<'a> {

@@ -17,6 +17,7 @@ mod links;
 mod logs;
 mod parameters;
 mod realism;
+mod registration;
 mod request_contract;
 mod schema;
 #[cfg(unix)]
