@@ -37,8 +37,10 @@ pub struct Layout {
     pub effective: PathBuf,
     pub generated: PathBuf,
     pub surface: PathBuf,
-    /// The session's datasets, named and read ([`crate::datasets`]).
+    /// The session's datasets, named ([`crate::datasets`]).
     pub datasets: PathBuf,
+    /// The session's datasets, read ([`crate::datasets`]).
+    pub session_datasets: PathBuf,
     /// The security schemes' issuers ([`crate::issuers`]).
     pub issuers: PathBuf,
     /// The request limits the client checks before sending ([`crate::request_limits`]).
@@ -53,6 +55,7 @@ impl Layout {
             generated: "generated-client/src/generated.rs".into(),
             surface: "generated-client/SURFACE.md".into(),
             datasets: "generated-client/src/generated_datasets.rs".into(),
+            session_datasets: "generated-client/src/generated_session_datasets.rs".into(),
             issuers: "generated-client/src/generated_issuers.rs".into(),
             limits: "generated-client/src/generated_limits.rs".into(),
         }
@@ -65,6 +68,7 @@ impl Layout {
             generated: "generated.rs".into(),
             surface: "SURFACE.md".into(),
             datasets: "generated_datasets.rs".into(),
+            session_datasets: "generated_session_datasets.rs".into(),
             issuers: "generated_issuers.rs".into(),
             limits: "generated_limits.rs".into(),
         }
@@ -78,8 +82,10 @@ pub struct Outputs {
     pub effective: Value,
     pub plan: OpenEnumPlan,
     pub generated: Generated,
-    /// `generated_datasets.rs`, header included.
+    /// `generated_datasets.rs` (the `Dataset` list), header included.
     pub datasets: String,
+    /// `generated_session_datasets.rs` (`SessionDatasets`, the reads), header included.
+    pub session_datasets: String,
     /// `generated_issuers.rs`, header included.
     pub issuers: String,
     /// `generated_limits.rs`, header included.
@@ -107,6 +113,10 @@ impl Outputs {
                 surface_markdown(&self.generated.surface),
             ),
             (layout.datasets.clone(), self.datasets.clone()),
+            (
+                layout.session_datasets.clone(),
+                self.session_datasets.clone(),
+            ),
             (layout.issuers.clone(), self.issuers.clone()),
             (layout.limits.clone(), self.limits.clone()),
         ]
@@ -213,7 +223,10 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         Err(error) => return Err(error.into()),
     };
     warnings.extend(generated.warnings.iter().map(|w| format!("generate: {w}")));
-    let datasets = datasets::generate(&effective, &generated.success_types, &header)?;
+    let datasets::DatasetFiles {
+        list: datasets,
+        reads: session_datasets,
+    } = datasets::generate(&effective, &generated.success_types, &header)?;
     let issuers = crate::issuers::generate(&effective, &header);
     let limits = crate::request_limits::generate(&effective, &header);
     Ok(Outputs {
@@ -221,6 +234,7 @@ pub fn run(inputs: &Inputs) -> Result<Outputs, PipelineError> {
         plan,
         generated,
         datasets,
+        session_datasets,
         issuers,
         limits,
         warnings,

@@ -180,7 +180,7 @@ pub fn check(table: &Table, src: &Path) -> anyhow::Result<Findings> {
             bail!(
                 "{}: module `{}` is not in the {}'s layer table: add a line (\"{}\", LAYER) to \
                  MODULES in {}, and the module to its layer in docs/architecture.md",
-                file.file.display(),
+                relative(&file.file).display(),
                 shown(&file.module),
                 table.name,
                 file.module,
