@@ -128,13 +128,18 @@ fn the_generated_file_lists_each_dataset_with_its_generated_type() {
         code.contains("#[deprecated(note = \"Deprecated: use the scores.\")]"),
         "{code}"
     );
-    assert!(
-        outputs
-            .files(&pipeline::Layout::workspace())
-            .iter()
-            .any(|(path, text)| path.ends_with("generated_datasets.rs") && text == code),
-        "regen writes it and check compares it"
-    );
+    let files = outputs.files(&pipeline::Layout::workspace());
+    for (name, code) in [
+        ("generated_datasets.rs", &outputs.datasets),
+        ("generated_session_datasets.rs", &outputs.session_datasets),
+    ] {
+        assert!(
+            files
+                .iter()
+                .any(|(path, text)| path.ends_with(name) && text == code),
+            "regen writes {name} and check compares it"
+        );
+    }
 }
 
 #[test]
