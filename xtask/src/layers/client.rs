@@ -86,6 +86,7 @@ const MODULES: &[(&str, usize)] = &[
     ("limits", 2),
     ("generated_limits", 2),
     ("rate_limit", 2),
+    ("rate_limit::limit", 2),
     ("rate_limit::store", 2),
     ("environment", 2),
     ("telemetry", 2),
