@@ -67,6 +67,25 @@ impl Table {
     }
 }
 
+/// The table as `docs/architecture.md` shows it: one row per layer, its job and its modules
+/// (the crate root is `crate`); a test checks that the document holds exactly this.
+pub fn markdown(table: &Table) -> String {
+    let mut text = String::from("| layer | job | modules |\n|---|---|---|\n");
+    for (n, (name, job)) in table.layers.iter().enumerate() {
+        let modules: Vec<String> = table
+            .modules
+            .iter()
+            .filter(|(_, layer)| *layer == n)
+            .map(|(module, _)| format!("`{}`", shown(module)))
+            .collect();
+        text.push_str(&format!(
+            "| {n} {name} | {job} | {} |\n",
+            modules.join(", ")
+        ));
+    }
+    text
+}
+
 /// One path that points up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {

@@ -399,3 +399,17 @@ fn a_hand_written_file_over_900_lines_is_refused_and_a_generated_one_is_not() {
     );
     assert!(shown.contains("split it"), "{shown}");
 }
+
+#[test]
+fn the_architecture_document_shows_each_table_as_the_data_says() {
+    let doc = std::fs::read_to_string(workspace().join("docs/architecture.md")).unwrap();
+    for table in TABLES {
+        let shown = markdown(table);
+        assert!(
+            doc.contains(&shown),
+            "docs/architecture.md lacks the {}'s layer table as {} has it; paste:\n{shown}",
+            table.name,
+            table.table_file
+        );
+    }
+}
