@@ -20,8 +20,11 @@ fn lines(items: &[impl ToString]) -> String {
         .join("\n")
 }
 
+/// A change to one file's text.
+type Edit = Box<dyn FnOnce(String) -> String>;
+
 /// A copy of the client's sources with `edits` (file, edit) applied, checked.
-fn check_edited(edits: Vec<(&str, Box<dyn FnOnce(String) -> String>)>) -> anyhow::Result<Findings> {
+fn check_edited(edits: Vec<(&str, Edit)>) -> anyhow::Result<Findings> {
     let copy = tempfile::tempdir().unwrap();
     copy_dir(&client_src(), copy.path());
     for (file, edit) in edits {
@@ -32,7 +35,7 @@ fn check_edited(edits: Vec<(&str, Box<dyn FnOnce(String) -> String>)>) -> anyhow
     check(&client::TABLE, copy.path())
 }
 
-fn append(code: &'static str) -> Box<dyn FnOnce(String) -> String> {
+fn append(code: &'static str) -> Edit {
     Box::new(move |text| format!("{text}\n{code}\n"))
 }
 
