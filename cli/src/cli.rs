@@ -1,15 +1,17 @@
 //! The command line: global options and the command tree (clap derive).
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use chrono::NaiveDate;
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use creditdata_client::rate_limit::{ParseRateLimitError, RateLimit};
+use creditdata_client::session_datasets::Dataset;
 use creditdata_client::types::CustomerProgressStatusInput;
 use uuid::Uuid;
 
-use crate::datasets::DatasetArg;
 use crate::profile::TokenStoreKind;
 use crate::query::QuerySpec;
 
@@ -643,6 +645,31 @@ fn parse_date(text: &str) -> Result<NaiveDate, String> {
         .map_err(|e| format!("{e}: expected a date as YYYY-MM-DD"))
 }
 
+/// A dataset as typed on the command line: one of [`Dataset::ALL`], by its name
+/// (`person-details`). The client generates the list from the API description, so a dataset
+/// the vendor adds is a value here after `cargo xtask regen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatasetArg(pub Dataset);
+
+static DATASET_ARGS: LazyLock<Vec<DatasetArg>> =
+    LazyLock::new(|| Dataset::ALL.into_iter().map(DatasetArg).collect());
+
+impl ValueEnum for DatasetArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        DATASET_ARGS.as_slice()
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let summary = self.0.operation().summary;
+        let help = if self.0.deprecated() {
+            format!("{summary} (deprecated by the service)")
+        } else {
+            summary.to_string()
+        };
+        Some(PossibleValue::new(self.0.name()).help(help))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -758,5 +785,23 @@ mod tests {
             NaiveDate::from_ymd_opt(2026, 2, 3).unwrap()
         );
         assert!(parse_date("03.02.2026").is_err());
+    }
+
+    #[test]
+    fn every_dataset_is_a_value_named_as_on_the_command_line() {
+        for dataset in Dataset::ALL {
+            let parsed = DatasetArg::from_str(dataset.name(), false)
+                .unwrap_or_else(|e| panic!("{}: {e}", dataset.name()));
+            assert_eq!(parsed, DatasetArg(dataset));
+            let help = parsed
+                .to_possible_value()
+                .and_then(|v| v.get_help().cloned());
+            assert!(
+                help.is_some_and(|h| !h.to_string().is_empty()),
+                "{}",
+                dataset.name()
+            );
+        }
+        assert!(DatasetArg::from_str("no-such-dataset", false).is_err());
     }
 }

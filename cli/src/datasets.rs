@@ -1,9 +1,5 @@
 //! `creditdata datasets ...`, `creditdata packages`.
 
-use std::sync::LazyLock;
-
-use clap::ValueEnum;
-use clap::builder::PossibleValue;
 use std::io::Seek;
 
 use creditdata_client::operation::{Operation, OperationMeta};
@@ -14,35 +10,10 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::answer::{AnswerRead, Reading, SpoolError, Spooled, spool};
-use crate::cli::DatasetsCommand;
+use crate::cli::{DatasetArg, DatasetsCommand};
 use crate::failure::Failure;
 use crate::output::{Output, to_value};
 use crate::table::{Table, cell};
-
-/// A dataset as typed on the command line: one of [`Dataset::ALL`], by its name
-/// (`person-details`). The client generates the list from the API description, so a dataset
-/// the vendor adds is a value here after `cargo xtask regen`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DatasetArg(pub Dataset);
-
-static DATASET_ARGS: LazyLock<Vec<DatasetArg>> =
-    LazyLock::new(|| Dataset::ALL.into_iter().map(DatasetArg).collect());
-
-impl ValueEnum for DatasetArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        DATASET_ARGS.as_slice()
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        let summary = self.0.operation().summary;
-        let help = if self.0.deprecated() {
-            format!("{summary} (deprecated by the service)")
-        } else {
-            summary.to_string()
-        };
-        Some(PossibleValue::new(self.0.name()).help(help))
-    }
-}
 
 /// An answer read: its bytes (in an unnamed temporary file, rewound) and what they say of the
 /// dataset's providers.
@@ -323,27 +294,4 @@ pub fn command_for_dataset(operation: &OperationMeta) -> Option<String> {
         .into_iter()
         .find(|dataset| dataset.operation_id() == operation.id)
         .map(|dataset| format!("datasets get ID {}", dataset.name()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_dataset_is_a_value_named_as_on_the_command_line() {
-        for dataset in Dataset::ALL {
-            let parsed = DatasetArg::from_str(dataset.name(), false)
-                .unwrap_or_else(|e| panic!("{}: {e}", dataset.name()));
-            assert_eq!(parsed, DatasetArg(dataset));
-            let help = parsed
-                .to_possible_value()
-                .and_then(|v| v.get_help().cloned());
-            assert!(
-                help.is_some_and(|h| !h.to_string().is_empty()),
-                "{}",
-                dataset.name()
-            );
-        }
-        assert!(DatasetArg::from_str("no-such-dataset", false).is_err());
-    }
 }

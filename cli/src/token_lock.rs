@@ -8,10 +8,22 @@
 //! saving it; the client loads again once it holds it and uses what another process saved.
 //! The kernel drops the lock with the process, so a crash leaves nothing stale behind.
 
+use std::fmt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::token_store::StoreError;
+/// Why the lock could not be taken: what happened and to which file (no secret in it). The
+/// token store turns it into its own error.
+#[derive(Debug)]
+pub struct LockError(pub String);
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LockError {}
 
 /// How long to wait for another process's refresh: a refresh is one request with a timeout
 /// well under this.
@@ -25,7 +37,7 @@ pub struct Held {
 
 /// Takes the lock at `path` (created `0600`, never through a link), waiting up to [`WAIT`].
 #[cfg(unix)]
-pub fn acquire(path: &Path) -> Result<Held, StoreError> {
+pub fn acquire(path: &Path) -> Result<Held, LockError> {
     use rustix::fs::{FlockOperation, Mode, OFlags, flock, open};
     let file = open(
         path,
@@ -33,7 +45,7 @@ pub fn acquire(path: &Path) -> Result<Held, StoreError> {
         Mode::from_raw_mode(0o600),
     )
     .map_err(|e| {
-        StoreError(format!(
+        LockError(format!(
             "cannot open the sign-in's lock file {}: {e}",
             path.display()
         ))
@@ -48,14 +60,14 @@ pub fn acquire(path: &Path) -> Result<Held, StoreError> {
                 std::thread::sleep(Duration::from_millis(20));
             }
             Err(rustix::io::Errno::WOULDBLOCK) => {
-                return Err(StoreError(format!(
+                return Err(LockError(format!(
                     "another creditdata has been renewing this sign-in for over {} s (lock {}); try again",
                     WAIT.as_secs(),
                     path.display()
                 )));
             }
             Err(e) => {
-                return Err(StoreError(format!(
+                return Err(LockError(format!(
                     "cannot lock the sign-in ({}): {e}",
                     path.display()
                 )));
@@ -66,7 +78,7 @@ pub fn acquire(path: &Path) -> Result<Held, StoreError> {
 
 /// No shared-lock primitive is used off Unix: processes there are not kept apart.
 #[cfg(not(unix))]
-pub fn acquire(_: &Path) -> Result<Held, StoreError> {
+pub fn acquire(_: &Path) -> Result<Held, LockError> {
     Ok(Held {})
 }
 

@@ -82,7 +82,7 @@ impl Store {
             create_private_dir(dir).map_err(|f| StoreError(f.message().unwrap_or_default()))?;
             check_directory(dir)?;
         }
-        crate::token_lock::acquire(path)
+        crate::token_lock::acquire(path).map_err(|e| StoreError(e.0))
     }
 
     /// Replaces the stored text.

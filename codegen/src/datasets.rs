@@ -1,5 +1,7 @@
 //! The datasets of a session, derived from the effective document, and the client code that
-//! names and reads them all (`generated-client/src/generated_datasets.rs`).
+//! names them (`generated-client/src/generated_datasets.rs`: `Dataset`, below readiness) and
+//! reads them all (`generated-client/src/generated_session_datasets.rs`: `SessionDatasets`,
+//! above it), two files so that the client's imports run one way.
 //!
 //! A dataset is a JSON `GET` below [`SESSION_PATH`] that needs nothing but the session's id:
 //!
@@ -99,7 +101,7 @@ fn listing_code(listing: Option<&Listing>) -> TokenStream {
     quote! {
         {
             const ENTRY_OPERATIONS: &[&crate::operation::OperationMeta] = &[#(#metas),*];
-            Some(crate::session_datasets::Listing {
+            Some(crate::dataset_shapes::Listing {
                 member: #member,
                 id: #id,
                 entry_operations: ENTRY_OPERATIONS,
@@ -349,7 +351,7 @@ pub fn generate(
     effective: &Value,
     success_types: &BTreeMap<String, String>,
     header: &str,
-) -> Result<String, DatasetsError> {
+) -> Result<DatasetFiles, DatasetsError> {
     let datasets = session_datasets(effective)?;
     let mut types = Vec::new();
     for dataset in &datasets {
@@ -387,10 +389,25 @@ pub fn generate(
             )
         })
         .collect();
-    let tokens = code(&datasets, &types, &behaviour);
-    let file: syn::File =
-        syn::parse2(tokens).map_err(|e| DatasetsError::InvalidCode(e.to_string()))?;
-    Ok(format!("{header}\n{}", prettyplease::unparse(&file)))
+    let (list, reads) = code(&datasets, &types, &behaviour);
+    let file = |tokens: TokenStream| -> Result<String, DatasetsError> {
+        let file: syn::File =
+            syn::parse2(tokens).map_err(|e| DatasetsError::InvalidCode(e.to_string()))?;
+        Ok(format!("{header}\n{}", prettyplease::unparse(&file)))
+    };
+    Ok(DatasetFiles {
+        list: file(list)?,
+        reads: file(reads)?,
+    })
+}
+
+/// The two generated files of the datasets, headers included.
+#[derive(Debug, Clone)]
+pub struct DatasetFiles {
+    /// `generated_datasets.rs`: the `Dataset` enum and what the description says of each.
+    pub list: String,
+    /// `generated_session_datasets.rs`: `SessionDatasets` and the typed read of each dataset.
+    pub reads: String,
 }
 
 /// Whether the generated output is a decoded value (not `ByteStream`, not `()`).
@@ -406,13 +423,13 @@ fn decodes_json(ty: &syn::Type) -> bool {
     }
 }
 
-/// The Rust code of [`generate`]; `behaviour` gives, per dataset, whether it is in the default
+/// The Rust code of [`generate`], the list and the reads; `behaviour` gives, per dataset, whether it is in the default
 /// readiness gate and the `api-version` its operation sends ([`crate::behaviour`]).
 fn code(
     datasets: &[SessionDataset],
     types: &[syn::Type],
     behaviour: &[(bool, String)],
-) -> TokenStream {
+) -> (TokenStream, TokenStream) {
     let count = proc_macro2::Literal::usize_unsuffixed(datasets.len());
     let any_deprecated = datasets.iter().any(|d| d.deprecated);
     // Our own items of a deprecated dataset are `#[deprecated]` too, so that a user reading
@@ -575,26 +592,12 @@ fn code(
         }
     }
 
-    quote! {
+    let list = quote! {
         //! Every JSON dataset of a session, as the API description lists them: the
-        //! [`Dataset`] enum, the [`SessionDatasets`] read by
-        //! [`Client::session_datasets`](crate::Client::session_datasets), and the typed read
-        //! of each. Written by `codegen/src/datasets.rs`, which says what a dataset is.
-
-        #[allow(unused_imports)]
-        use std::future::Future;
-        #[allow(unused_imports)]
-        use std::pin::Pin;
-
-        #[allow(unused_imports)]
-        use uuid::Uuid;
-
-        #[allow(unused_imports)]
-        use crate::error::Error;
-        #[allow(unused_imports)]
-        use crate::session_datasets::{json_of, read};
-        #[allow(unused_imports)]
-        use crate::{Client, types};
+        //! [`Dataset`] enum and what the description says of each (its operation, where its
+        //! answer reports readiness, what it lists). Below readiness and the reads
+        //! (`generated_session_datasets.rs`), which use it. Written by
+        //! `codegen/src/datasets.rs`, which says what a dataset is.
 
         /// One JSON dataset of a session: a JSON `GET` below `/v1/sessions/{sessionId}` that
         /// needs nothing but the session's id. A new release of the API description may add
@@ -658,7 +661,7 @@ fn code(
             /// have (found by the same shapes as [`reports_readiness`](Self::reports_readiness)):
             /// for a reader of the answer's bytes that does not decode it into its type. Each
             /// provider's or the dataset's status is the entry's `status` member.
-            pub fn readiness_properties(self) -> crate::readiness::ReadinessProperties {
+            pub fn readiness_properties(self) -> crate::dataset_shapes::ReadinessProperties {
                 match self {
                     #(#readiness_properties)*
                 }
@@ -691,12 +694,36 @@ fn code(
             /// (the attachments, each one's content), as the API description's links say;
             /// `None` for a dataset that lists none. For a reader of the answer's bytes: each
             /// entry's id is read from [`Listing::id`](crate::session_datasets::Listing::id).
-            pub fn listing(self) -> Option<crate::session_datasets::Listing> {
+            pub fn listing(self) -> Option<crate::dataset_shapes::Listing> {
                 match self {
                     #(#listing_arms)*
                 }
             }
         }
+
+    };
+    let reads = quote! {
+        //! The [`SessionDatasets`] read by
+        //! [`Client::session_datasets`](crate::Client::session_datasets): every JSON dataset
+        //! of a session, each with the typed read of its operation. Written by
+        //! `codegen/src/datasets.rs`.
+
+        #[allow(unused_imports)]
+        use std::future::Future;
+        #[allow(unused_imports)]
+        use std::pin::Pin;
+
+        #[allow(unused_imports)]
+        use uuid::Uuid;
+
+        #[allow(unused_imports)]
+        use crate::dataset_read::{json_of, read};
+        #[allow(unused_imports)]
+        use crate::error::Error;
+        #[allow(unused_imports)]
+        use crate::generated_datasets::Dataset;
+        #[allow(unused_imports)]
+        use crate::{Client, types};
 
         /// Every JSON dataset of one session, each with its own result. A deprecated dataset
         /// is `None` unless it was asked for. A new release of the API description may add
@@ -749,7 +776,7 @@ fn code(
 
             /// Each dataset read, by name: whether it was read, or its error.
             fn debug_entries(&self, list: &mut std::fmt::DebugMap<'_, '_>) {
-                use crate::session_datasets::Shown;
+                use crate::dataset_read::Shown;
                 #(#debugs)*
             }
 
@@ -837,5 +864,6 @@ fn code(
                 }
             }
         }
-    }
+    };
+    (list, reads)
 }

@@ -1,5 +1,5 @@
 //! Which datasets say how far their providers have got, found by the shape of their answer in
-//! the effective document, and the code that reads it out (part of `generated_datasets.rs`).
+//! the effective document, and the code that reads it out (`generated_datasets.rs` says where each answer reports it, `generated_session_datasets.rs` reads it out).
 //!
 //! Two shapes count, wherever they appear at the top of a dataset's `2xx` JSON answer and
 //! whatever the properties are called:
@@ -352,7 +352,7 @@ pub fn report_code(reporting: &Reporting, variant: &syn::Ident) -> TokenStream {
 }
 
 /// The expression that says where the answer reports readiness by its JSON members' names (a
-/// `crate::readiness::ReadinessProperties`), for a reader of the answer's bytes that does not
+/// `crate::dataset_shapes::ReadinessProperties`), for a reader of the answer's bytes that does not
 /// decode it into its type (the export's streamed listings).
 pub fn properties_code(reporting: &Reporting) -> TokenStream {
     let lists = reporting.providers.iter().map(|list| {
@@ -366,7 +366,7 @@ pub fn properties_code(reporting: &Reporting) -> TokenStream {
             None => quote!(None),
         };
         quote! {
-            crate::readiness::ProviderListProperties {
+            crate::dataset_shapes::ProviderListProperties {
                 list: #property,
                 source_id: #source_id,
                 country_code: #country,
@@ -375,7 +375,7 @@ pub fn properties_code(reporting: &Reporting) -> TokenStream {
     });
     let statuses = reporting.statuses.iter().map(|status| &status.property);
     quote! {
-        crate::readiness::ReadinessProperties {
+        crate::dataset_shapes::ReadinessProperties {
             provider_lists: &[#(#lists),*],
             dataset_statuses: &[#(#statuses),*],
         }

@@ -19,21 +19,10 @@
 // Generator: progenitor 0.15.1, creditdata-codegen 0.1.0
 
 //! Every JSON dataset of a session, as the API description lists them: the
-//! [`Dataset`] enum, the [`SessionDatasets`] read by
-//! [`Client::session_datasets`](crate::Client::session_datasets), and the typed read
-//! of each. Written by `codegen/src/datasets.rs`, which says what a dataset is.
-#[allow(unused_imports)]
-use std::future::Future;
-#[allow(unused_imports)]
-use std::pin::Pin;
-#[allow(unused_imports)]
-use uuid::Uuid;
-#[allow(unused_imports)]
-use crate::error::Error;
-#[allow(unused_imports)]
-use crate::session_datasets::{json_of, read};
-#[allow(unused_imports)]
-use crate::{Client, types};
+//! [`Dataset`] enum and what the description says of each (its operation, where its
+//! answer reports readiness, what it lists). Below readiness and the reads
+//! (`generated_session_datasets.rs`), which use it. Written by
+//! `codegen/src/datasets.rs`, which says what a dataset is.
 /// One JSON dataset of a session: a JSON `GET` below `/v1/sessions/{sessionId}` that
 /// needs nothing but the session's id. A new release of the API description may add
 /// datasets, hence `#[non_exhaustive]`: match with a wildcard arm, or iterate
@@ -261,24 +250,24 @@ impl Dataset {
     /// have (found by the same shapes as [`reports_readiness`](Self::reports_readiness)):
     /// for a reader of the answer's bytes that does not decode it into its type. Each
     /// provider's or the dataset's status is the entry's `status` member.
-    pub fn readiness_properties(self) -> crate::readiness::ReadinessProperties {
+    pub fn readiness_properties(self) -> crate::dataset_shapes::ReadinessProperties {
         match self {
             Dataset::InputRequirements => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[],
                     dataset_statuses: &[],
                 }
             }
             Dataset::SourceFiles => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[],
                     dataset_statuses: &[],
                 }
             }
             Dataset::AccountStatements => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -288,21 +277,21 @@ impl Dataset {
                 }
             }
             Dataset::Attachments => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[],
                     dataset_statuses: &[],
                 }
             }
             Dataset::CategorizationsSummary => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[],
                     dataset_statuses: &["summary"],
                 }
             }
             Dataset::Categorizations => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -312,9 +301,9 @@ impl Dataset {
                 }
             }
             Dataset::CourtAndInsolvencies => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -324,9 +313,9 @@ impl Dataset {
                 }
             }
             Dataset::IdentityVerifications => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -336,9 +325,9 @@ impl Dataset {
                 }
             }
             Dataset::Immovables => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -348,9 +337,9 @@ impl Dataset {
                 }
             }
             Dataset::LegalEntities => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -360,9 +349,9 @@ impl Dataset {
                 }
             }
             Dataset::Metrics => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -372,9 +361,9 @@ impl Dataset {
                 }
             }
             Dataset::NegativeTradelines => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -384,9 +373,9 @@ impl Dataset {
                 }
             }
             Dataset::PersonDetails => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -396,9 +385,9 @@ impl Dataset {
                 }
             }
             Dataset::PositiveTradelines => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -408,9 +397,9 @@ impl Dataset {
                 }
             }
             Dataset::RegistryIncomes => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -420,9 +409,9 @@ impl Dataset {
                 }
             }
             Dataset::Scores => {
-                crate::readiness::ReadinessProperties {
+                crate::dataset_shapes::ReadinessProperties {
                     provider_lists: &[
-                        crate::readiness::ProviderListProperties {
+                        crate::dataset_shapes::ProviderListProperties {
                             list: "sources",
                             source_id: "sourceId",
                             country_code: Some("countryCode"),
@@ -488,7 +477,7 @@ impl Dataset {
     /// (the attachments, each one's content), as the API description's links say;
     /// `None` for a dataset that lists none. For a reader of the answer's bytes: each
     /// entry's id is read from [`Listing::id`](crate::session_datasets::Listing::id).
-    pub fn listing(self) -> Option<crate::session_datasets::Listing> {
+    pub fn listing(self) -> Option<crate::dataset_shapes::Listing> {
         match self {
             Dataset::InputRequirements => None,
             Dataset::SourceFiles => {
@@ -500,7 +489,7 @@ impl Dataset {
                         'static,
                     > as crate::operation::Operation>::META,
                 ];
-                Some(crate::session_datasets::Listing {
+                Some(crate::dataset_shapes::Listing {
                     member: None,
                     id: "id",
                     entry_operations: ENTRY_OPERATIONS,
@@ -515,7 +504,7 @@ impl Dataset {
                         'static,
                     > as crate::operation::Operation>::META,
                 ];
-                Some(crate::session_datasets::Listing {
+                Some(crate::dataset_shapes::Listing {
                     member: Some("accountStatements"),
                     id: "id",
                     entry_operations: ENTRY_OPERATIONS,
@@ -527,7 +516,7 @@ impl Dataset {
                         'static,
                     > as crate::operation::Operation>::META,
                 ];
-                Some(crate::session_datasets::Listing {
+                Some(crate::dataset_shapes::Listing {
                     member: Some("attachments"),
                     id: "id",
                     entry_operations: ENTRY_OPERATIONS,
@@ -542,7 +531,7 @@ impl Dataset {
                         'static,
                     > as crate::operation::Operation>::META,
                 ];
-                Some(crate::session_datasets::Listing {
+                Some(crate::dataset_shapes::Listing {
                     member: Some("identityVerifications"),
                     id: "id",
                     entry_operations: ENTRY_OPERATIONS,
@@ -556,957 +545,6 @@ impl Dataset {
             Dataset::PositiveTradelines => None,
             Dataset::RegistryIncomes => None,
             Dataset::Scores => None,
-        }
-    }
-}
-/// Every JSON dataset of one session, each with its own result. A deprecated dataset
-/// is `None` unless it was asked for. A new release of the API description may add
-/// fields, hence `#[non_exhaustive]`.
-///
-/// A read that succeeded says nothing about whether the data has arrived: a dataset
-/// whose providers are still waiting is a `200` with empty lists. Ask
-/// [`readiness`](SessionDatasets::readiness) or
-/// [`is_complete`](SessionDatasets::is_complete) before deciding on it.
-///
-/// Its `Debug` output shows the session's id and, for each dataset read, whether the
-/// read succeeded (or its error), never the data.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct SessionDatasets {
-    /// The session read.
-    pub session_id: Uuid,
-    /// `input-requirements`: the result of `GetInputRequirements`.
-    pub input_requirements: Result<types::InputRequirementsResponse, Error>,
-    /// `source-files`: the result of `GetSourceFiles`.
-    pub source_files: Result<::std::vec::Vec<types::SourceFile>, Error>,
-    /// `account-statements`: the result of `GetAccountStatements`.
-    pub account_statements: Result<types::AccountStatementsResponse, Error>,
-    /// `attachments`: the result of `GetAttachments`.
-    pub attachments: Result<types::AttachmentsResponse, Error>,
-    /// `categorizations-summary`: the result of `GetCategorizationsSummary`.
-    pub categorizations_summary: Result<types::CategorizationsSummaryResponse, Error>,
-    /// `categorizations` (deprecated): `None` unless asked for ([`include_deprecated`](crate::session_datasets::SessionDatasetsRequest::include_deprecated)).
-    #[deprecated(note = "Deprecated: use the categorizations summary.")]
-    pub categorizations: Option<Result<types::CategorizationsResponse, Error>>,
-    /// `court-and-insolvencies`: the result of `GetCourtAndInsolvencies`.
-    pub court_and_insolvencies: Result<types::CourtAndInsolvenciesResponse, Error>,
-    /// `identity-verifications`: the result of `GetIdentityVerifications`.
-    pub identity_verifications: Result<types::IdentityVerificationsResponse, Error>,
-    /// `immovables`: the result of `GetImmovables`.
-    pub immovables: Result<types::ImmovablesResponse, Error>,
-    /// `legal-entities`: the result of `GetLegalEntities`.
-    pub legal_entities: Result<types::LegalEntitiesResponse, Error>,
-    /// `metrics`: the result of `GetMetrics`.
-    pub metrics: Result<types::MetricsResponse, Error>,
-    /// `negative-tradelines`: the result of `GetNegativeTradelines`.
-    pub negative_tradelines: Result<types::NegativeTradelinesResponse, Error>,
-    /// `person-details`: the result of `GetPersonDetails`.
-    pub person_details: Result<types::PersonDetailsResponse, Error>,
-    /// `positive-tradelines`: the result of `GetPositiveTradelines`.
-    pub positive_tradelines: Result<types::PositiveTradelinesResponse, Error>,
-    /// `registry-incomes`: the result of `GetRegistryIncomes`.
-    pub registry_incomes: Result<types::RegistryIncomesResponse, Error>,
-    /// `scores`: the result of `GetScores`.
-    pub scores: Result<types::ScoresResponse, Error>,
-    /// The datasets [`readiness`](SessionDatasets::readiness) judges: as the read or
-    /// the wait was asked ([`Gate::Default`](crate::readiness::Gate::Default) unless
-    /// the caller named others).
-    pub(crate) gate: crate::readiness::Gate,
-}
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-impl SessionDatasets {
-    /// Each dataset that was read, as JSON, or its error, in the order of
-    /// [`Dataset::ALL`].
-    pub fn to_json(&self) -> Vec<(Dataset, Result<serde_json::Value, Error>)> {
-        let mut all = Vec::with_capacity(16);
-        all.push((
-            Dataset::InputRequirements,
-            json_of(self.input_requirements.as_ref()),
-        ));
-        all.push((Dataset::SourceFiles, json_of(self.source_files.as_ref())));
-        all.push((
-            Dataset::AccountStatements,
-            json_of(self.account_statements.as_ref()),
-        ));
-        all.push((Dataset::Attachments, json_of(self.attachments.as_ref())));
-        all.push((
-            Dataset::CategorizationsSummary,
-            json_of(self.categorizations_summary.as_ref()),
-        ));
-        if let Some(result) = &self.categorizations {
-            all.push((Dataset::Categorizations, json_of(result.as_ref())));
-        }
-        all.push((
-            Dataset::CourtAndInsolvencies,
-            json_of(self.court_and_insolvencies.as_ref()),
-        ));
-        all.push((
-            Dataset::IdentityVerifications,
-            json_of(self.identity_verifications.as_ref()),
-        ));
-        all.push((Dataset::Immovables, json_of(self.immovables.as_ref())));
-        all.push((Dataset::LegalEntities, json_of(self.legal_entities.as_ref())));
-        all.push((Dataset::Metrics, json_of(self.metrics.as_ref())));
-        all.push((
-            Dataset::NegativeTradelines,
-            json_of(self.negative_tradelines.as_ref()),
-        ));
-        all.push((Dataset::PersonDetails, json_of(self.person_details.as_ref())));
-        all.push((
-            Dataset::PositiveTradelines,
-            json_of(self.positive_tradelines.as_ref()),
-        ));
-        all.push((Dataset::RegistryIncomes, json_of(self.registry_incomes.as_ref())));
-        all.push((Dataset::Scores, json_of(self.scores.as_ref())));
-        all
-    }
-    /// The datasets whose read failed, with their errors (a read that succeeded may
-    /// still hold no data yet: see [`readiness`](SessionDatasets::readiness)).
-    pub fn failures(&self) -> Vec<(Dataset, &Error)> {
-        let mut failed = Vec::new();
-        if let Err(error) = &self.input_requirements {
-            failed.push((Dataset::InputRequirements, error));
-        }
-        if let Err(error) = &self.source_files {
-            failed.push((Dataset::SourceFiles, error));
-        }
-        if let Err(error) = &self.account_statements {
-            failed.push((Dataset::AccountStatements, error));
-        }
-        if let Err(error) = &self.attachments {
-            failed.push((Dataset::Attachments, error));
-        }
-        if let Err(error) = &self.categorizations_summary {
-            failed.push((Dataset::CategorizationsSummary, error));
-        }
-        if let Some(Err(error)) = &self.categorizations {
-            failed.push((Dataset::Categorizations, error));
-        }
-        if let Err(error) = &self.court_and_insolvencies {
-            failed.push((Dataset::CourtAndInsolvencies, error));
-        }
-        if let Err(error) = &self.identity_verifications {
-            failed.push((Dataset::IdentityVerifications, error));
-        }
-        if let Err(error) = &self.immovables {
-            failed.push((Dataset::Immovables, error));
-        }
-        if let Err(error) = &self.legal_entities {
-            failed.push((Dataset::LegalEntities, error));
-        }
-        if let Err(error) = &self.metrics {
-            failed.push((Dataset::Metrics, error));
-        }
-        if let Err(error) = &self.negative_tradelines {
-            failed.push((Dataset::NegativeTradelines, error));
-        }
-        if let Err(error) = &self.person_details {
-            failed.push((Dataset::PersonDetails, error));
-        }
-        if let Err(error) = &self.positive_tradelines {
-            failed.push((Dataset::PositiveTradelines, error));
-        }
-        if let Err(error) = &self.registry_incomes {
-            failed.push((Dataset::RegistryIncomes, error));
-        }
-        if let Err(error) = &self.scores {
-            failed.push((Dataset::Scores, error));
-        }
-        failed
-    }
-    /// What each dataset read says about readiness, in the order of
-    /// [`Dataset::ALL`]; a deprecated dataset not read is left out.
-    pub(crate) fn reports(&self) -> Vec<(Dataset, crate::readiness::Report<'_>)> {
-        let mut all = Vec::with_capacity(16);
-        match &self.input_requirements {
-            Err(error) => {
-                all.push((
-                    Dataset::InputRequirements,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(_) => {
-                all.push((
-                    Dataset::InputRequirements,
-                    crate::readiness::Report::NotReported,
-                ))
-            }
-        }
-        match &self.source_files {
-            Err(error) => {
-                all.push((
-                    Dataset::SourceFiles,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(_) => {
-                all.push((Dataset::SourceFiles, crate::readiness::Report::NotReported))
-            }
-        }
-        match &self.account_statements {
-            Err(error) => {
-                all.push((
-                    Dataset::AccountStatements,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::AccountStatements,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::AccountStatements,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.attachments {
-            Err(error) => {
-                all.push((
-                    Dataset::Attachments,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(_) => {
-                all.push((Dataset::Attachments, crate::readiness::Report::NotReported))
-            }
-        }
-        match &self.categorizations_summary {
-            Err(error) => {
-                all.push((
-                    Dataset::CategorizationsSummary,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::CategorizationsSummary,
-                    {
-                        let mut statuses = Vec::new();
-                        for summary in value.summary.iter() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::dataset_level(
-                                        Dataset::CategorizationsSummary,
-                                        &summary.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.categorizations {
-            None => {}
-            Some(Err(error)) => {
-                all.push((
-                    Dataset::Categorizations,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Some(Ok(value)) => {
-                all.push((
-                    Dataset::Categorizations,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::Categorizations,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.court_and_insolvencies {
-            Err(error) => {
-                all.push((
-                    Dataset::CourtAndInsolvencies,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::CourtAndInsolvencies,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::CourtAndInsolvencies,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.identity_verifications {
-            Err(error) => {
-                all.push((
-                    Dataset::IdentityVerifications,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::IdentityVerifications,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::IdentityVerifications,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.immovables {
-            Err(error) => {
-                all.push((
-                    Dataset::Immovables,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::Immovables,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::Immovables,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.legal_entities {
-            Err(error) => {
-                all.push((
-                    Dataset::LegalEntities,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::LegalEntities,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::LegalEntities,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.metrics {
-            Err(error) => {
-                all.push((Dataset::Metrics, crate::readiness::Report::ReadFailed(error)))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::Metrics,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::Metrics,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.negative_tradelines {
-            Err(error) => {
-                all.push((
-                    Dataset::NegativeTradelines,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::NegativeTradelines,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::NegativeTradelines,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.person_details {
-            Err(error) => {
-                all.push((
-                    Dataset::PersonDetails,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::PersonDetails,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::PersonDetails,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.positive_tradelines {
-            Err(error) => {
-                all.push((
-                    Dataset::PositiveTradelines,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::PositiveTradelines,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::PositiveTradelines,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.registry_incomes {
-            Err(error) => {
-                all.push((
-                    Dataset::RegistryIncomes,
-                    crate::readiness::Report::ReadFailed(error),
-                ))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::RegistryIncomes,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::RegistryIncomes,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        match &self.scores {
-            Err(error) => {
-                all.push((Dataset::Scores, crate::readiness::Report::ReadFailed(error)))
-            }
-            Ok(value) => {
-                all.push((
-                    Dataset::Scores,
-                    {
-                        let mut statuses = Vec::new();
-                        for source in value.sources.iter().flatten() {
-                            statuses
-                                .push(
-                                    crate::readiness::ProviderStatus::new(
-                                        Dataset::Scores,
-                                        source.source_id.as_deref(),
-                                        source.country_code.as_deref(),
-                                        &source.status.to_string(),
-                                    ),
-                                );
-                        }
-                        crate::readiness::Report::Statuses(statuses)
-                    },
-                ))
-            }
-        }
-        all
-    }
-    /// Each dataset read, by name: whether it was read, or its error.
-    fn debug_entries(&self, list: &mut std::fmt::DebugMap<'_, '_>) {
-        use crate::session_datasets::Shown;
-        list.entry(
-            &Dataset::InputRequirements.name(),
-            &Shown(self.input_requirements.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::SourceFiles.name(),
-            &Shown(self.source_files.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::AccountStatements.name(),
-            &Shown(self.account_statements.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::Attachments.name(),
-            &Shown(self.attachments.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::CategorizationsSummary.name(),
-            &Shown(self.categorizations_summary.as_ref().map(|_| ())),
-        );
-        if let Some(result) = &self.categorizations {
-            list.entry(
-                &Dataset::Categorizations.name(),
-                &Shown(result.as_ref().map(|_| ())),
-            );
-        }
-        list.entry(
-            &Dataset::CourtAndInsolvencies.name(),
-            &Shown(self.court_and_insolvencies.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::IdentityVerifications.name(),
-            &Shown(self.identity_verifications.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::Immovables.name(),
-            &Shown(self.immovables.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::LegalEntities.name(),
-            &Shown(self.legal_entities.as_ref().map(|_| ())),
-        );
-        list.entry(&Dataset::Metrics.name(), &Shown(self.metrics.as_ref().map(|_| ())));
-        list.entry(
-            &Dataset::NegativeTradelines.name(),
-            &Shown(self.negative_tradelines.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::PersonDetails.name(),
-            &Shown(self.person_details.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::PositiveTradelines.name(),
-            &Shown(self.positive_tradelines.as_ref().map(|_| ())),
-        );
-        list.entry(
-            &Dataset::RegistryIncomes.name(),
-            &Shown(self.registry_incomes.as_ref().map(|_| ())),
-        );
-        list.entry(&Dataset::Scores.name(), &Shown(self.scores.as_ref().map(|_| ())));
-    }
-    /// Replaces a dataset's result with a newer read.
-    pub(crate) fn store(&mut self, fetched: Fetched) {
-        match fetched {
-            Fetched::InputRequirements(result) => self.input_requirements = result,
-            Fetched::SourceFiles(result) => self.source_files = result,
-            Fetched::AccountStatements(result) => self.account_statements = result,
-            Fetched::Attachments(result) => self.attachments = result,
-            Fetched::CategorizationsSummary(result) => {
-                self.categorizations_summary = result;
-            }
-            Fetched::Categorizations(result) => self.categorizations = Some(result),
-            Fetched::CourtAndInsolvencies(result) => self.court_and_insolvencies = result,
-            Fetched::IdentityVerifications(result) => {
-                self.identity_verifications = result;
-            }
-            Fetched::Immovables(result) => self.immovables = result,
-            Fetched::LegalEntities(result) => self.legal_entities = result,
-            Fetched::Metrics(result) => self.metrics = result,
-            Fetched::NegativeTradelines(result) => self.negative_tradelines = result,
-            Fetched::PersonDetails(result) => self.person_details = result,
-            Fetched::PositiveTradelines(result) => self.positive_tradelines = result,
-            Fetched::RegistryIncomes(result) => self.registry_incomes = result,
-            Fetched::Scores(result) => self.scores = result,
-        }
-    }
-}
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-impl std::fmt::Debug for SessionDatasets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        struct Datasets<'a>(&'a SessionDatasets);
-        #[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-        impl std::fmt::Debug for Datasets<'_> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let mut list = f.debug_map();
-                self.0.debug_entries(&mut list);
-                list.finish()
-            }
-        }
-        f.debug_struct("SessionDatasets")
-            .field("session_id", &self.session_id)
-            .field("datasets", &Datasets(self))
-            .finish()
-    }
-}
-/// What one read returned, before it goes into its field.
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "each value is moved once, into its slot: boxing would only add an allocation"
-)]
-pub(crate) enum Fetched {
-    InputRequirements(Result<types::InputRequirementsResponse, Error>),
-    SourceFiles(Result<::std::vec::Vec<types::SourceFile>, Error>),
-    AccountStatements(Result<types::AccountStatementsResponse, Error>),
-    Attachments(Result<types::AttachmentsResponse, Error>),
-    CategorizationsSummary(Result<types::CategorizationsSummaryResponse, Error>),
-    Categorizations(Result<types::CategorizationsResponse, Error>),
-    CourtAndInsolvencies(Result<types::CourtAndInsolvenciesResponse, Error>),
-    IdentityVerifications(Result<types::IdentityVerificationsResponse, Error>),
-    Immovables(Result<types::ImmovablesResponse, Error>),
-    LegalEntities(Result<types::LegalEntitiesResponse, Error>),
-    Metrics(Result<types::MetricsResponse, Error>),
-    NegativeTradelines(Result<types::NegativeTradelinesResponse, Error>),
-    PersonDetails(Result<types::PersonDetailsResponse, Error>),
-    PositiveTradelines(Result<types::PositiveTradelinesResponse, Error>),
-    RegistryIncomes(Result<types::RegistryIncomesResponse, Error>),
-    Scores(Result<types::ScoresResponse, Error>),
-}
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-impl Fetched {
-    /// The value as JSON, or its error.
-    pub(crate) fn into_json(self) -> Result<serde_json::Value, Error> {
-        match self {
-            Fetched::InputRequirements(result) => json_of(result.as_ref()),
-            Fetched::SourceFiles(result) => json_of(result.as_ref()),
-            Fetched::AccountStatements(result) => json_of(result.as_ref()),
-            Fetched::Attachments(result) => json_of(result.as_ref()),
-            Fetched::CategorizationsSummary(result) => json_of(result.as_ref()),
-            Fetched::Categorizations(result) => json_of(result.as_ref()),
-            Fetched::CourtAndInsolvencies(result) => json_of(result.as_ref()),
-            Fetched::IdentityVerifications(result) => json_of(result.as_ref()),
-            Fetched::Immovables(result) => json_of(result.as_ref()),
-            Fetched::LegalEntities(result) => json_of(result.as_ref()),
-            Fetched::Metrics(result) => json_of(result.as_ref()),
-            Fetched::NegativeTradelines(result) => json_of(result.as_ref()),
-            Fetched::PersonDetails(result) => json_of(result.as_ref()),
-            Fetched::PositiveTradelines(result) => json_of(result.as_ref()),
-            Fetched::RegistryIncomes(result) => json_of(result.as_ref()),
-            Fetched::Scores(result) => json_of(result.as_ref()),
-        }
-    }
-}
-/// Reads one dataset through its typed operation.
-pub(crate) fn fetch(
-    client: &Client,
-    session_id: Uuid,
-    dataset: Dataset,
-) -> Pin<Box<dyn Future<Output = Fetched> + Send + '_>> {
-    match dataset {
-        Dataset::InputRequirements => {
-            Box::pin(async move {
-                Fetched::InputRequirements(
-                    client.get_input_requirements().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::SourceFiles => {
-            Box::pin(async move {
-                Fetched::SourceFiles(
-                    client.get_source_files().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::AccountStatements => {
-            Box::pin(async move {
-                Fetched::AccountStatements(
-                    client.get_account_statements().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::Attachments => {
-            Box::pin(async move {
-                Fetched::Attachments(
-                    client.get_attachments().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::CategorizationsSummary => {
-            Box::pin(async move {
-                Fetched::CategorizationsSummary(
-                    client
-                        .get_categorizations_summary()
-                        .session_id(session_id)
-                        .call()
-                        .await,
-                )
-            })
-        }
-        #[allow(
-            deprecated,
-            reason = "read only when asked: SessionDatasetsRequest::include_deprecated"
-        )]
-        Dataset::Categorizations => {
-            Box::pin(async move {
-                Fetched::Categorizations(
-                    client.get_categorizations().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::CourtAndInsolvencies => {
-            Box::pin(async move {
-                Fetched::CourtAndInsolvencies(
-                    client
-                        .get_court_and_insolvencies()
-                        .session_id(session_id)
-                        .call()
-                        .await,
-                )
-            })
-        }
-        Dataset::IdentityVerifications => {
-            Box::pin(async move {
-                Fetched::IdentityVerifications(
-                    client
-                        .get_identity_verifications()
-                        .session_id(session_id)
-                        .call()
-                        .await,
-                )
-            })
-        }
-        Dataset::Immovables => {
-            Box::pin(async move {
-                Fetched::Immovables(
-                    client.get_immovables().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::LegalEntities => {
-            Box::pin(async move {
-                Fetched::LegalEntities(
-                    client.get_legal_entities().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::Metrics => {
-            Box::pin(async move {
-                Fetched::Metrics(
-                    client.get_metrics().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::NegativeTradelines => {
-            Box::pin(async move {
-                Fetched::NegativeTradelines(
-                    client.get_negative_tradelines().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::PersonDetails => {
-            Box::pin(async move {
-                Fetched::PersonDetails(
-                    client.get_person_details().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::PositiveTradelines => {
-            Box::pin(async move {
-                Fetched::PositiveTradelines(
-                    client.get_positive_tradelines().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::RegistryIncomes => {
-            Box::pin(async move {
-                Fetched::RegistryIncomes(
-                    client.get_registry_incomes().session_id(session_id).call().await,
-                )
-            })
-        }
-        Dataset::Scores => {
-            Box::pin(async move {
-                Fetched::Scores(client.get_scores().session_id(session_id).call().await)
-            })
-        }
-    }
-}
-/// The fields being filled, one slot per dataset.
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-#[derive(Default)]
-pub(crate) struct Slots {
-    input_requirements: Option<Result<types::InputRequirementsResponse, Error>>,
-    source_files: Option<Result<::std::vec::Vec<types::SourceFile>, Error>>,
-    account_statements: Option<Result<types::AccountStatementsResponse, Error>>,
-    attachments: Option<Result<types::AttachmentsResponse, Error>>,
-    categorizations_summary: Option<
-        Result<types::CategorizationsSummaryResponse, Error>,
-    >,
-    categorizations: Option<Result<types::CategorizationsResponse, Error>>,
-    court_and_insolvencies: Option<Result<types::CourtAndInsolvenciesResponse, Error>>,
-    identity_verifications: Option<Result<types::IdentityVerificationsResponse, Error>>,
-    immovables: Option<Result<types::ImmovablesResponse, Error>>,
-    legal_entities: Option<Result<types::LegalEntitiesResponse, Error>>,
-    metrics: Option<Result<types::MetricsResponse, Error>>,
-    negative_tradelines: Option<Result<types::NegativeTradelinesResponse, Error>>,
-    person_details: Option<Result<types::PersonDetailsResponse, Error>>,
-    positive_tradelines: Option<Result<types::PositiveTradelinesResponse, Error>>,
-    registry_incomes: Option<Result<types::RegistryIncomesResponse, Error>>,
-    scores: Option<Result<types::ScoresResponse, Error>>,
-}
-#[allow(deprecated, reason = "every dataset is listed, the deprecated ones too")]
-impl Slots {
-    /// Puts a read into its slot.
-    pub(crate) fn put(&mut self, fetched: Fetched) {
-        match fetched {
-            Fetched::InputRequirements(result) => self.input_requirements = Some(result),
-            Fetched::SourceFiles(result) => self.source_files = Some(result),
-            Fetched::AccountStatements(result) => self.account_statements = Some(result),
-            Fetched::Attachments(result) => self.attachments = Some(result),
-            Fetched::CategorizationsSummary(result) => {
-                self.categorizations_summary = Some(result);
-            }
-            Fetched::Categorizations(result) => self.categorizations = Some(result),
-            Fetched::CourtAndInsolvencies(result) => {
-                self.court_and_insolvencies = Some(result);
-            }
-            Fetched::IdentityVerifications(result) => {
-                self.identity_verifications = Some(result);
-            }
-            Fetched::Immovables(result) => self.immovables = Some(result),
-            Fetched::LegalEntities(result) => self.legal_entities = Some(result),
-            Fetched::Metrics(result) => self.metrics = Some(result),
-            Fetched::NegativeTradelines(result) => {
-                self.negative_tradelines = Some(result);
-            }
-            Fetched::PersonDetails(result) => self.person_details = Some(result),
-            Fetched::PositiveTradelines(result) => {
-                self.positive_tradelines = Some(result);
-            }
-            Fetched::RegistryIncomes(result) => self.registry_incomes = Some(result),
-            Fetched::Scores(result) => self.scores = Some(result),
-        }
-    }
-    /// The datasets of `session_id`, judged on `gate`; a dataset that was not read is
-    /// an error, a deprecated one not read is `None`.
-    pub(crate) fn finish(
-        self,
-        session_id: Uuid,
-        gate: crate::readiness::Gate,
-    ) -> SessionDatasets {
-        SessionDatasets {
-            session_id,
-            input_requirements: read(
-                self.input_requirements,
-                Dataset::InputRequirements,
-            ),
-            source_files: read(self.source_files, Dataset::SourceFiles),
-            account_statements: read(
-                self.account_statements,
-                Dataset::AccountStatements,
-            ),
-            attachments: read(self.attachments, Dataset::Attachments),
-            categorizations_summary: read(
-                self.categorizations_summary,
-                Dataset::CategorizationsSummary,
-            ),
-            categorizations: self.categorizations,
-            court_and_insolvencies: read(
-                self.court_and_insolvencies,
-                Dataset::CourtAndInsolvencies,
-            ),
-            identity_verifications: read(
-                self.identity_verifications,
-                Dataset::IdentityVerifications,
-            ),
-            immovables: read(self.immovables, Dataset::Immovables),
-            legal_entities: read(self.legal_entities, Dataset::LegalEntities),
-            metrics: read(self.metrics, Dataset::Metrics),
-            negative_tradelines: read(
-                self.negative_tradelines,
-                Dataset::NegativeTradelines,
-            ),
-            person_details: read(self.person_details, Dataset::PersonDetails),
-            positive_tradelines: read(
-                self.positive_tradelines,
-                Dataset::PositiveTradelines,
-            ),
-            registry_incomes: read(self.registry_incomes, Dataset::RegistryIncomes),
-            scores: read(self.scores, Dataset::Scores),
-            gate,
         }
     }
 }

@@ -143,6 +143,12 @@ mod generated;
 #[rustfmt::skip]
 #[allow(rustdoc::all)]
 mod generated_datasets;
+// `SessionDatasets` and the typed read of each dataset, above readiness (the list above is
+// below it): written by the same generator.
+#[cfg(feature = "session-datasets")]
+#[rustfmt::skip]
+#[allow(rustdoc::all)]
+mod generated_session_datasets;
 
 // The security schemes' issuers, written by the generator (prettyplease is not involved, but
 // the file is still the generator's to format).
@@ -158,6 +164,10 @@ pub mod auth;
 mod body_limits;
 pub mod call_options;
 pub mod config;
+#[cfg(feature = "session-datasets")]
+mod dataset_read;
+#[cfg(feature = "session-datasets")]
+mod dataset_shapes;
 #[cfg(feature = "session-datasets")]
 pub mod dataset_stream;
 pub mod download;

@@ -101,7 +101,8 @@ use std::fmt;
 
 use crate::error::Error;
 
-use crate::session_datasets::{Dataset, SessionDatasets};
+pub use crate::dataset_shapes::{ProviderListProperties, ReadinessProperties};
+use crate::generated_datasets::Dataset;
 use crate::types::SourceStatus;
 
 /// How a provider's status counts. See the [module documentation](self) for which status is
@@ -499,49 +500,14 @@ impl fmt::Display for Readiness {
     }
 }
 
-/// Where a dataset's answer reports readiness, by its JSON members' names
-/// ([`Dataset::readiness_properties`], generated from the API description). Empty for a dataset
-/// that does not report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ReadinessProperties {
-    /// The arrays of provider entries (`sources`), each entry's status in its `status`.
-    pub provider_lists: &'static [ProviderListProperties],
-    /// The objects whose `status` speaks for the whole dataset (`summary`).
-    pub dataset_statuses: &'static [&'static str],
-}
-
-/// One provider list of a dataset's answer: its member and its entries' members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ProviderListProperties {
-    /// The list (`sources`).
-    pub list: &'static str,
-    /// The provider's id in an entry (`sourceId`).
-    pub source_id: &'static str,
-    /// The provider's country in an entry (`countryCode`), when entries have one.
-    pub country_code: Option<&'static str>,
-}
-
-impl SessionDatasets {
-    /// Whether the session's data has arrived, judged on the gate the read (or the wait) was
-    /// asked for: [`Gate::Default`] unless the caller named datasets
-    /// ([`SessionDatasetsRequest::gate`](crate::session_datasets::SessionDatasetsRequest::gate),
-    /// [`Client::wait_for_datasets`](crate::Client::wait_for_datasets)). Each provider's status
-    /// by [`Outcome`], and the datasets that could not be read. See the
-    /// [module documentation](crate::readiness).
-    pub fn readiness(&self) -> Readiness {
-        self.readiness_of(self.gate.clone())
-    }
-
-    /// Whether the data of the datasets of `gate` has arrived: [`readiness`](Self::readiness)
-    /// judged on them (`[Dataset::Scores]`, [`Gate::Every`], ...). A dataset the gate
-    /// [requires](Gate::requires) that was not read (a deprecated one not asked for) is
-    /// unreadable.
-    pub fn readiness_of(&self, gate: impl Into<Gate>) -> Readiness {
+impl Readiness {
+    /// Judged on `gate` from what each dataset read reported, in the order of
+    /// [`Dataset::ALL`] ([`SessionDatasets::readiness_of`](crate::session_datasets::SessionDatasets::readiness_of)):
+    /// a dataset the gate requires that was not read is unreadable.
+    pub(crate) fn judge(gate: impl Into<Gate>, reports: Vec<(Dataset, Report<'_>)>) -> Readiness {
         let mut readiness = Readiness::new(gate);
         let mut read = BTreeSet::new();
-        for (dataset, report) in self.reports() {
+        for (dataset, report) in reports {
             read.insert(dataset);
             readiness.add(report, dataset);
         }
@@ -563,22 +529,6 @@ impl SessionDatasets {
             ));
         }
         readiness
-    }
-
-    /// Every dataset of the read's gate was read and every provider of one answered: see
-    /// [`Readiness::is_complete`].
-    pub fn is_complete(&self) -> bool {
-        self.readiness().is_complete()
-    }
-
-    /// Every dataset of `gate` was read and every provider of one answered.
-    pub fn is_complete_for(&self, gate: impl Into<Gate>) -> bool {
-        self.readiness_of(gate).is_complete()
-    }
-
-    /// The datasets [`readiness`](Self::readiness) judges.
-    pub fn gate(&self) -> &Gate {
-        &self.gate
     }
 }
 
@@ -688,8 +638,8 @@ mod tests {
     #[test]
     fn a_named_dataset_that_was_not_read_is_unreadable() {
         // Nothing read at all: every field empty (as `leave_out` leaves them).
-        let datasets =
-            crate::generated_datasets::Slots::default().finish(uuid::Uuid::nil(), Gate::Default);
+        let datasets = crate::generated_session_datasets::Slots::default()
+            .finish(uuid::Uuid::nil(), Gate::Default);
         let named = [Dataset::Scores];
         let readiness = datasets.readiness_of(named);
         assert!(!readiness.is_complete());

@@ -53,26 +53,12 @@ use crate::Client;
 use crate::call_options::CallOptions;
 use crate::error::Error;
 
-pub use crate::generated_datasets::{Dataset, SessionDatasets};
-use crate::generated_datasets::{Slots, fetch};
-use crate::operation::OperationMeta;
+pub use crate::dataset_shapes::Listing;
+pub use crate::generated_datasets::Dataset;
+pub use crate::generated_session_datasets::SessionDatasets;
+use crate::generated_session_datasets::{Slots, fetch};
 use crate::readiness::Report;
 
-/// A dataset whose answer lists entries that other operations take by id
-/// ([`Dataset::listing`]): the attachments, each one's content; the account statements, each
-/// one's Excel file and TSV statement. Found in the API description's links, never named by
-/// hand, so a listing a release adds is known here after `cargo xtask regen`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Listing {
-    /// The member of the answer holding the entries (`attachments`); `None` when the answer is
-    /// the list itself.
-    pub member: Option<&'static str>,
-    /// The member of each entry holding its id (`id`).
-    pub id: &'static str,
-    /// The operations taking one entry's id, in the order the description links them.
-    pub entry_operations: &'static [&'static OperationMeta],
-}
 pub use crate::readiness::{Gate, Outcome, ProviderStatus, Readiness};
 
 /// How many datasets are read at once by default: all of them, so that a session costs one
@@ -116,62 +102,39 @@ fn is_not_found(error: &Error) -> bool {
     error.status().map(|status| status.as_u16()) == Some(404)
 }
 
-/// A dataset's read result in `Debug`: `read`, or the error (never the data).
-pub(crate) struct Shown<'a>(pub(crate) Result<(), &'a Error>);
-
-impl std::fmt::Debug for Shown<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Ok(()) => f.write_str("read"),
-            Err(error) => error.fmt(f),
-        }
+impl SessionDatasets {
+    /// Whether the session's data has arrived, judged on the gate the read (or the wait) was
+    /// asked for: [`Gate::Default`] unless the caller named datasets
+    /// ([`SessionDatasetsRequest::gate`](crate::session_datasets::SessionDatasetsRequest::gate),
+    /// [`Client::wait_for_datasets`](crate::Client::wait_for_datasets)). Each provider's status
+    /// by [`Outcome`], and the datasets that could not be read. See the
+    /// [module documentation](crate::readiness).
+    pub fn readiness(&self) -> Readiness {
+        self.readiness_of(self.gate.clone())
     }
-}
 
-/// A slot's result; a slot left empty (a dataset left out of the read) is an error saying so,
-/// not a panic.
-pub(crate) fn read<T>(slot: Option<Result<T, Error>>, dataset: Dataset) -> Result<T, Error> {
-    slot.unwrap_or_else(|| {
-        Err(Error::InvalidRequest {
-            operation: Some(dataset.operation_id()),
-            message: format!(
-                "{} was left out of this read (SessionDatasetsRequest::leave_out)",
-                dataset.name()
-            ),
-        })
-    })
-}
+    /// Whether the data of the datasets of `gate` has arrived: [`readiness`](Self::readiness)
+    /// judged on them (`[Dataset::Scores]`, [`Gate::Every`], ...). A dataset the gate
+    /// [requires](Gate::requires) that was not read (a deprecated one not asked for) is
+    /// unreadable.
+    pub fn readiness_of(&self, gate: impl Into<Gate>) -> Readiness {
+        Readiness::judge(gate, self.reports())
+    }
 
-/// A read dataset as JSON, or a copy of its error.
-pub(crate) fn json_of<T: serde::Serialize>(
-    result: Result<&T, &Error>,
-) -> Result<serde_json::Value, Error> {
-    result.map_err(Error::clone).and_then(as_json)
-}
+    /// Every dataset of the read's gate was read and every provider of one answered: see
+    /// [`Readiness::is_complete`].
+    pub fn is_complete(&self) -> bool {
+        self.readiness().is_complete()
+    }
 
-fn as_json<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(value).map_err(|e| Error::InvalidResponse {
-        operation: None,
-        message: format!(
-            "a dataset could not be represented as JSON ({} error)",
-            e.classify_name()
-        ),
-    })
-}
+    /// Every dataset of `gate` was read and every provider of one answered.
+    pub fn is_complete_for(&self, gate: impl Into<Gate>) -> bool {
+        self.readiness_of(gate).is_complete()
+    }
 
-/// The name of a serde_json error's kind, never its text (which may quote the data).
-trait ClassifyName {
-    fn classify_name(&self) -> &'static str;
-}
-
-impl ClassifyName for serde_json::Error {
-    fn classify_name(&self) -> &'static str {
-        match self.classify() {
-            serde_json::error::Category::Io => "I/O",
-            serde_json::error::Category::Syntax => "syntax",
-            serde_json::error::Category::Data => "data",
-            serde_json::error::Category::Eof => "end of input",
-        }
+    /// The datasets [`readiness`](Self::readiness) judges.
+    pub fn gate(&self) -> &Gate {
+        &self.gate
     }
 }
 

@@ -49,7 +49,7 @@ pub struct RegenArgs {
     /// The directory of overlays, applied in file-name order (default: overlays/).
     #[arg(long, value_name = "DIR")]
     overlays: Option<PathBuf>,
-    /// Write openapi.effective.json, generated.rs, SURFACE.md, generated_datasets.rs, generated_issuers.rs and generated_limits.rs into DIR
+    /// Write openapi.effective.json, generated.rs, SURFACE.md, generated_datasets.rs, generated_session_datasets.rs, generated_issuers.rs and generated_limits.rs into DIR
     /// instead of their checked-in places (for a newer published version, or another service).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,

@@ -39,9 +39,15 @@ impl Run {
         &code[code.find("#![allow(").unwrap_or(0)..]
     }
 
-    fn datasets_code(&self) -> &str {
+    /// Both files of the datasets, without their headers (which name the inputs).
+    fn datasets_code(&self) -> String {
         let code = &self.outputs.datasets;
-        &code[code.find("//! Every JSON dataset").unwrap_or(0)..]
+        let reads = &self.outputs.session_datasets;
+        format!(
+            "{}{}",
+            &code[code.find("//! Every JSON dataset").unwrap_or(0)..],
+            &reads[reads.find("//! The [`SessionDatasets`]").unwrap_or(0)..]
+        )
     }
 }
 
@@ -166,7 +172,7 @@ fn a_release_adds_pins_and_changes_nothing_existing_code_does() {
     let operations = document::operations(&after.outputs.effective).count();
     assert_eq!(sending("1.1"), 3, "the release's own operations");
     assert_eq!(sending("1.0"), operations - 3, "every existing operation");
-    let datasets = after.datasets_code();
+    let datasets = &after.datasets_code();
     assert_eq!(
         arm(datasets, "api_version", "Scores"),
         r#"Dataset::Scores => "1.0""#
@@ -249,7 +255,7 @@ fn adopting_moves_every_pin_and_the_report_says_it_is_breaking() {
     let adopted_dir = overlays_with(Some(&pins_for(&unpinned_release, None)));
     let adopted = run(&released(), adopted_dir.path());
 
-    let datasets = adopted.datasets_code();
+    let datasets = &adopted.datasets_code();
     assert_eq!(
         arm(datasets, "api_version", "Scores"),
         r#"Dataset::Scores => "1.1""#
@@ -341,7 +347,7 @@ fn a_listing_with_its_own_status_reports_only_its_providers() {
         .unwrap();
     assert_eq!(pensions.reporting.providers.len(), 1);
     // The generated reader and the streamed reader's member names agree.
-    let code = after.datasets_code();
+    let code = &after.datasets_code();
     let properties = &code[code.find("pub fn readiness_properties(self)").unwrap()..];
     let from = properties.find("Dataset::TaxReturns =>").unwrap();
     let rest = &properties[from + 1..];

@@ -31,6 +31,7 @@ mod overlay_peers;
 mod overlays_fill_gaps;
 mod preflight;
 mod preflight_narrowing;
+mod preflight_proofs;
 mod properties;
 mod releases;
 mod session_datasets;

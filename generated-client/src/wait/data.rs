@@ -10,7 +10,7 @@ use futures_util::StreamExt as _;
 use uuid::Uuid;
 
 use super::{Schedule, WaitOptions};
-use crate::generated_datasets::fetch;
+use crate::generated_session_datasets::fetch;
 use crate::readiness::Gate;
 use crate::session_datasets::{Dataset, SessionDatasets};
 use crate::types::{CustomerProgressStatus, Session};

@@ -27,6 +27,7 @@ mod server_drop;
 mod session_datasets;
 mod shared_rate_limit;
 mod sign_in;
+mod sign_in_hostile_provider;
 mod sign_in_trust;
 mod source_file;
 mod statement;

@@ -10,9 +10,8 @@ use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::sign_in::{
-    CLIENT_ID, browse, now, provider_of, sign, signed_in, start_mock, started, test_key,
-};
+use crate::sign_in::{browse, provider_of, signed_in, start_mock, started};
+use crate::sign_in_hostile_provider::{CLIENT_ID, now, sign, test_key};
 
 #[tokio::test]
 async fn item_2_a_token_goes_only_to_the_origin_recorded_at_sign_in() {
