@@ -744,7 +744,10 @@ mod tests {
     #[test]
     fn send_ends_in_the_one_door_without_hooks_status_arms_or_progenitor_errors() {
         for (output, answer) in [
-            (quote!(types::Session), "crate::runtime::Json<types::Session>"),
+            (
+                quote!(types::Session),
+                "crate::runtime::Json<types::Session>",
+            ),
             (quote!(ByteStream), "crate::runtime::Streamed"),
             (quote!(()), "crate::runtime::NoBody"),
         ] {
@@ -753,7 +756,14 @@ mod tests {
                 "crate::runtime::send::<{answer}>(&client.client,&client.inner,<Selfascrate::operation::Operation>::META,&[200u16..=200u16],request,options,).await}}"
             );
             assert!(compact.contains(&door), "{compact}");
-            for gone in ["OperationInfo", "client.pre", "client.exec", "ErrorResponse", "ResponseValue::from_response", "Error::InvalidRequest"] {
+            for gone in [
+                "OperationInfo",
+                "client.pre",
+                "client.exec",
+                "ErrorResponse",
+                "ResponseValue::from_response",
+                "Error::InvalidRequest",
+            ] {
                 assert!(!compact.contains(gone), "{gone}: {compact}");
             }
             assert!(

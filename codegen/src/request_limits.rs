@@ -131,7 +131,10 @@ pub struct TypedChecks {
 
 /// The checks of every operation with a limit, by operationId.
 pub fn typed_checks(limits: &RequestLimits) -> BTreeMap<String, TypedChecks> {
-    fn of<'c>(checks: &'c mut BTreeMap<String, TypedChecks>, operation: &str) -> &'c mut TypedChecks {
+    fn of<'c>(
+        checks: &'c mut BTreeMap<String, TypedChecks>,
+        operation: &str,
+    ) -> &'c mut TypedChecks {
         checks
             .entry(operation.to_string())
             .or_insert_with(|| TypedChecks {
@@ -141,9 +144,11 @@ pub fn typed_checks(limits: &RequestLimits) -> BTreeMap<String, TypedChecks> {
     }
     let mut checks = BTreeMap::new();
     for range in &limits.ranges {
-        of(&mut checks, &range.operation)
-            .ranges
-            .push((range.parameter.clone(), range.minimum, range.maximum));
+        of(&mut checks, &range.operation).ranges.push((
+            range.parameter.clone(),
+            range.minimum,
+            range.maximum,
+        ));
     }
     for operation in limits
         .arrays

@@ -401,7 +401,13 @@ mod tests {
     fn query_ranges_are_checked_on_typed_values() {
         for range in QUERY_RANGES {
             let within = |n: i64| {
-                check_range(range.operation, range.parameter, &n, range.minimum, range.maximum)
+                check_range(
+                    range.operation,
+                    range.parameter,
+                    &n,
+                    range.minimum,
+                    range.maximum,
+                )
             };
             assert!(within(range.minimum).is_ok(), "{range:?}");
             assert!(within(range.maximum).is_ok(), "{range:?}");
@@ -417,12 +423,9 @@ mod tests {
                 .is_ok(),
                 "an absent parameter is not sent"
             );
-            for outside in [
-                range.minimum.checked_sub(1),
-                range.maximum.checked_add(1),
-            ]
-            .into_iter()
-            .flatten()
+            for outside in [range.minimum.checked_sub(1), range.maximum.checked_add(1)]
+                .into_iter()
+                .flatten()
             {
                 let error = check_range(
                     range.operation,
@@ -459,7 +462,14 @@ mod tests {
             // The body with `items` items at the limit's place (every `*` one item).
             let body_with = |items: usize| {
                 let mut value = Value::Array(vec![Value::Null; items]);
-                for segment in limit.pointer.split('/').skip(1).collect::<Vec<_>>().iter().rev() {
+                for segment in limit
+                    .pointer
+                    .split('/')
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .rev()
+                {
                     value = if *segment == "*" {
                         Value::Array(vec![value])
                     } else {
@@ -489,7 +499,10 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(error.contains("is not an e-mail address"), "{error}");
-            assert!(!error.contains("not an address"), "the value is not shown: {error}");
+            assert!(
+                !error.contains("not an address"),
+                "the value is not shown: {error}"
+            );
             assert!(check_body(member.operation, &json!({ name: "jane@example.com" })).is_ok());
         }
     }

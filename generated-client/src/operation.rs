@@ -154,7 +154,10 @@ impl<O: Operation + Send> Operation for WithOptions<O> {
         self,
         options: Option<CallOptions>,
     ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send {
-        let WithOptions { operation, options: own } = self;
+        let WithOptions {
+            operation,
+            options: own,
+        } = self;
         // The builder's own options over the enclosing scope's (`options`), setting by setting.
         let options = match options {
             Some(outer) => outer.then(own),

@@ -110,7 +110,7 @@ impl fmt::Debug for Download {
 }
 
 impl Download {
-    /// Wraps a streamed success response (what a generated builder's `send()` returns for a
+    /// Wraps a streamed success response (progenitor's `ResponseValue` of a
     /// binary operation). Prefer [`DownloadExt::download`], which also names the operation in
     /// errors.
     pub fn from_response(response: ResponseValue<ByteStream>) -> Download {

@@ -71,11 +71,9 @@ mod path;
 mod redirect;
 mod state;
 
-#[doc(hidden)]
-pub use call::{
-    Answer, Body, Json, NoBody, Read, Streamed, invalid_request, send, unbuilt,
-};
 pub(crate) use call::access_token;
+#[doc(hidden)]
+pub use call::{Answer, Body, Json, NoBody, Read, Streamed, invalid_request, send, unbuilt};
 #[doc(hidden)]
 pub use path::path_segment;
 pub use redirect::same_origin_redirects;

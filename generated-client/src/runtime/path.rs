@@ -17,11 +17,10 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 /// cannot be one (see the [module documentation](self)). `reserved` lists the literal segments
 /// other operations have at this parameter's place in the path (compared ignoring ASCII case,
 /// as the service's routing does). The generated code calls this for every path parameter.
-// The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
+// The client's `Error`, which the generated `send_with()` returns with `?`.
 // Public but hidden: plumbing of the generated code, which a client generated from another
 // description (the tests' `tests/decoding/release.rs`) calls from outside the crate.
 #[doc(hidden)]
-#[allow(clippy::result_large_err)]
 pub fn path_segment<'v>(
     parameter: &'static str,
     value: &'v str,
@@ -70,7 +69,7 @@ pub fn path_segment<'v>(
         Some(problem) => Err(crate::Error::InvalidRequest {
             operation: None,
             message: format!(
-            "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
+                "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
              request was not sent"
             ),
         }),

@@ -8,11 +8,11 @@ use std::io::Cursor;
 use base64::Engine as _;
 use chrono::Utc;
 use common::Harness;
+use creditdata_client::call_options::CallResponse;
 use creditdata_client::types::{
     CreateSessionRequest, CustomerProgressStatus, DataPackageInput, QueryParameterInput,
     SourceStatus, UpdateSessionRequest,
 };
-use creditdata_client::call_options::CallResponse;
 use creditdata_client::{ByteStream, Client};
 use futures::StreamExt;
 
@@ -172,10 +172,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         .await
         .expect("extend");
     assert_eq!(extended.status.as_u16(), 201);
-    let new_deadline = extended
-        .body
-        .customer_input_deadline_utc
-        .expect("deadline");
+    let new_deadline = extended.body.customer_input_deadline_utc.expect("deadline");
     assert!((new_deadline - Utc::now()).num_hours() >= 7 * 24 - 1);
 
     // The customer completes.

@@ -307,5 +307,9 @@ async fn a_cut_off_answer_to_a_post_is_not_repeated() {
         .await
         .unwrap_err();
     assert!(matches!(error, Error::Transport { .. }), "{error:?}");
-    assert_eq!(requests.load(Ordering::Relaxed), 1, "the service acted once");
+    assert_eq!(
+        requests.load(Ordering::Relaxed),
+        1,
+        "the service acted once"
+    );
 }
