@@ -205,7 +205,7 @@ async fn call(
     mut request: reqwest::Request,
     options: Option<CallOptions>,
 ) -> Result<(Received, u32), Error> {
-    let Called { state, meta, .. } = called;
+    let meta = called.meta;
     let operation = meta.id;
     let span = tracing::info_span!(
         "creditdata.call",
@@ -221,7 +221,11 @@ async fn call(
     }
     #[cfg(feature = "opentelemetry")]
     {
-        record.telemetry = state.telemetry.as_ref().map(|t| t.call(meta, operation));
+        record.telemetry = called
+            .state
+            .telemetry
+            .as_ref()
+            .map(|t| t.call(meta, operation));
     }
     // With no subscriber interested in the span, entering and leaving it on every poll and
     // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
