@@ -711,10 +711,9 @@ async fn attempt(
             // after the service has acted.
             Body::Whole(Bytes::from_static(b"null"))
         }
-        // Boxed: its future (the response and reqwest's collecting of the body) would otherwise
-        // be part of this attempt's, and so of every future above it, each moved whole when
-        // awaited; one allocation costs less than those copies (`benches/client_overhead.rs`).
-        Read::Whole => match Box::pin(read_whole(response, state.max_response_body)).await {
+        // Not boxed: boxing this read to keep it out of the futures above cost more than their
+        // copies (BENCHMARKS.md, P1).
+        Read::Whole => match read_whole(response, state.max_response_body).await {
             Ok(body) => Body::Whole(body),
             Err(WholeRead::TooLarge(limit)) => {
                 let error = Error::ResponseTooLarge {
