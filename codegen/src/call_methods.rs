@@ -1,26 +1,28 @@
-//! One way to call an operation: `call()`, which returns the client's own error.
+//! One way to call an operation: `call()`, which returns the client's own error, through one
+//! door.
 //!
-//! progenitor gives every operation's builder a `send()` that returns progenitor's
-//! `Error<ProblemDetails>`, in which the client's runtime can only carry its typed error inside a
-//! synthesized `UnexpectedResponse`, and documents every `Client` method with an example that
-//! calls `send()`. A user who follows the documentation, or an IDE's completion, would get that
-//! error type and lose the operation's name, the decode path and the problem details.
+//! progenitor gives every operation's builder a `send()` that calls the `ClientHooks`, matches
+//! the status (one `Error::ErrorResponse` arm per declared error status) and decodes the body
+//! into progenitor's `ResponseValue` and `Error<ProblemDetails>`, and documents every `Client`
+//! method with an example that calls `send()`. This pass makes the documented path the only
+//! one, and the call path one direction:
 //!
-//! This pass makes the documented path the only natural one:
-//!
+//! - every builder's `send()` becomes `send_with(options)` (hidden): it builds the request as
+//!   before (the earlier passes made that lean), runs the operation's request limits on its
+//!   typed values before building anything ([`crate::request_limits::TypedChecks`]), refuses
+//!   with the client's `crate::Error` (`crate::runtime::invalid_request`, `unbuilt`), and ends
+//!   in one call of the runtime's door, `crate::runtime::send::<Answer>(.., Self::META, request,
+//!   options)`, which sends, retries, reads and decodes: the hooks, the status match (whose
+//!   error arms the runtime made unreachable) and progenitor's decoding are gone;
 //! - every builder gains an inherent `call()`, returning `crate::Result<Output>` (the
 //!   `Operation::call` of the client crate, so no trait import is needed), and, the same way,
 //!   `call_with_response()` (the body with the final status, headers and attempts) and
 //!   `options(CallOptions)` (the call's own deadline, retry policy and headers);
-//! - every builder's `send()` is `#[doc(hidden)]`: it stays callable, for the `Operation` trait
-//!   and code that wants progenitor's raw `ResponseValue`, but neither rustdoc nor rust-analyzer's
-//!   completion offers it to users of the crate;
 //! - every `Client` method's example calls `call()` (`download()` for a byte stream), with `?`
 //!   and a variable named after what it holds;
-//! - progenitor's `Error`, which the generated module re-exports for its `send()`s, is
-//!   `#[doc(hidden)]`: the crate root's `Error` is the client's own (it shadows the glob
-//!   re-export of the generated module), but rustdoc would document progenitor's beside it, as if
-//!   a call could return either.
+//! - progenitor's `Error`, which the generated module re-exports, is `#[doc(hidden)]`: the crate
+//!   root's `Error` is the client's own (it shadows the glob re-export of the generated module),
+//!   but rustdoc would document progenitor's beside it, as if a call could return either.
 //! - progenitor's `Client::new` and `Client::new_with_client`, which take the runtime's state
 //!   (`ClientState`, plumbing of the generated code), are `#[doc(hidden)]`: `Client::builder()`
 //!   is the way to make a client.
@@ -29,6 +31,9 @@ use std::collections::BTreeMap;
 
 use heck::ToSnakeCase;
 use quote::quote;
+use syn::visit_mut::VisitMut;
+
+use crate::request_limits::TypedChecks;
 
 /// The pass could not understand progenitor's builders or their examples.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +49,7 @@ pub struct CallMethodsError(String);
 pub fn one_way_to_call(
     file: &mut syn::File,
     outputs: &BTreeMap<String, syn::Type>,
+    checks: &BTreeMap<String, TypedChecks>,
 ) -> Result<(), CallMethodsError> {
     let mut builders_done = Vec::new();
     let mut examples_done = Vec::new();
@@ -57,7 +63,7 @@ pub fn one_way_to_call(
                     if let syn::Item::Impl(imp) = item
                         && let Some(name) = builder_of(imp, outputs)
                     {
-                        add_call(imp, &outputs[&name])
+                        add_call(imp, &outputs[&name], checks.get(&name))
                             .map_err(|why| CallMethodsError(format!("builder `{name}`: {why}")))?;
                         builders_done.push(name);
                     }
@@ -177,14 +183,19 @@ fn returned_builder(sig: &syn::Signature) -> Option<String> {
     }
 }
 
-/// Hides `send()` and adds `call()` after it.
-fn add_call(imp: &mut syn::ItemImpl, output: &syn::Type) -> Result<(), String> {
+/// Makes `send()` the one door's caller (`send_with`, see [`one_door`]) and adds `call()`,
+/// `call_with_response()` and `options()` after it.
+fn add_call(
+    imp: &mut syn::ItemImpl,
+    output: &syn::Type,
+    checks: Option<&TypedChecks>,
+) -> Result<(), String> {
     let position = imp
         .items
         .iter()
         .position(|item| matches!(item, syn::ImplItem::Fn(f) if f.sig.ident == "send"))
         .ok_or("no `send` method")?;
-    for taken in ["call", "call_with_response", "options"] {
+    for taken in ["call", "call_with_response", "options", "send_with"] {
         if imp
             .items
             .iter()
@@ -196,12 +207,7 @@ fn add_call(imp: &mut syn::ItemImpl, output: &syn::Type) -> Result<(), String> {
     let syn::ImplItem::Fn(send) = &mut imp.items[position] else {
         unreachable!("found as a function above");
     };
-    send.attrs.push(syn::parse_quote! {
-        #[doc = "progenitor's own `send()`, for code that needs its `ResponseValue` (status and \
-                 headers of a success). Errors are progenitor's: prefer `call()`, which returns \
-                 [`crate::Error`] naming the operation."]
-    });
-    send.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    one_door(send, output, checks)?;
     let methods: syn::ItemImpl = syn::parse2(quote! {
         impl Builder {
             /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
@@ -237,6 +243,211 @@ fn add_call(imp: &mut syn::ItemImpl, output: &syn::Type) -> Result<(), String> {
         imp.items.insert(position + 1 + offset, method);
     }
     Ok(())
+}
+
+/// How the one door reads and decodes `output` (`crate::runtime::Answer`).
+fn answer_of(output: &syn::Type) -> syn::Type {
+    match quote!(#output).to_string().replace(' ', "").as_str() {
+        "ByteStream" => syn::parse_quote!(crate::runtime::Streamed),
+        "()" => syn::parse_quote!(crate::runtime::NoBody),
+        _ => syn::parse_quote!(crate::runtime::Json<#output>),
+    }
+}
+
+/// Rewrites progenitor's `send()` into `send_with(options)`: it builds the request as before,
+/// its refusals the client's [`crate::Error`] (`crate::runtime::invalid_request`, `unbuilt`),
+/// runs the operation's typed limit checks before building anything, and ends in the one door,
+/// `crate::runtime::send`, with `Self::META`: progenitor's hooks, its status match (whose error
+/// arms the runtime made unreachable) and its decoding are gone.
+fn one_door(
+    send: &mut syn::ImplItemFn,
+    output: &syn::Type,
+    checks: Option<&TypedChecks>,
+) -> Result<(), String> {
+    let stmts = &mut send.block.stmts;
+    let hooks = stmts
+        .iter()
+        .position(|stmt| binds(stmt, "info"))
+        .ok_or("its `send()` has no `let info = OperationInfo { .. }`")?;
+    if hooks == 0 || !binds(&stmts[hooks - 1], "request") {
+        return Err("its `send()` does not build `request` just before `info`".to_string());
+    }
+    let success = success_statuses(&stmts[hooks..])?;
+    stmts.truncate(hooks);
+    let answer = answer_of(output);
+    let door: syn::Expr = syn::parse_quote! {
+        crate::runtime::send::<#answer>(
+            &client.client,
+            &client.inner,
+            <Self as crate::operation::Operation>::META,
+            &[#(#success),*],
+            request,
+            options,
+        )
+        .await
+    };
+    stmts.push(syn::Stmt::Expr(door, None));
+    let mut refusals = ClientRefusals::default();
+    refusals.visit_block_mut(&mut send.block);
+    if refusals.unbuilt != 1 {
+        return Err(format!(
+            "its `send()` has {} `.build()?`, not one",
+            refusals.unbuilt
+        ));
+    }
+    if let Some(checks) = checks {
+        let mut query = QueryValues::default();
+        query.visit_block_mut(&mut send.block);
+        let stmts = &mut send.block.stmts;
+        let has_body = stmts.iter().any(|stmt| binds(stmt, "body"));
+        let statements = checks.statements(&query.0, has_body)?;
+        let url = stmts
+            .iter()
+            .position(|stmt| binds(stmt, "url"))
+            .ok_or("its `send()` has no `let url`")?;
+        stmts.splice(url..url, statements);
+    }
+    send.sig.ident = syn::parse_quote!(send_with);
+    send.sig.inputs = syn::parse_quote!(
+        self,
+        options: ::std::option::Option<crate::call_options::CallOptions>
+    );
+    send.sig.output = syn::parse_quote!(
+        -> crate::Result<crate::call_options::CallResponse<#output>>
+    );
+    send.attrs.push(syn::parse_quote! {
+        #[doc = "Builds the request (its limits checked on the typed values first) and sends it \
+                 through the client's one door, `crate::runtime::send`, with this call's \
+                 `options`. Prefer `call()`, `call_with_response()` and `options()`."]
+    });
+    send.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    Ok(())
+}
+
+/// The statuses progenitor's status match (the last of `stmts`) answers with a success, as
+/// ranges (`200u16..=200u16`, `200u16..=299u16` for `2XX`): what the one door accepts as a
+/// success; any other status of the success class is an error naming it, as it was.
+fn success_statuses(stmts: &[syn::Stmt]) -> Result<Vec<syn::Expr>, String> {
+    let matched = stmts.iter().rev().find_map(|stmt| match stmt {
+        syn::Stmt::Expr(syn::Expr::Match(matched), _) => Some(matched),
+        _ => None,
+    });
+    let Some(matched) = matched else {
+        return Err("its `send()` does not end in a match on the status".to_string());
+    };
+    let mut success = Vec::new();
+    for arm in &matched.arms {
+        let body = &arm.body;
+        let text = quote!(#body).to_string().replace(' ', "");
+        if text.starts_with("Err(") || text.contains("Error::") {
+            continue;
+        }
+        let range: syn::Expr = match &arm.pat {
+            syn::Pat::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(status),
+                ..
+            }) => {
+                let status: u16 = status.base10_parse().map_err(|e| e.to_string())?;
+                syn::parse_quote!(#status..=#status)
+            }
+            syn::Pat::Range(syn::PatRange {
+                start: Some(low),
+                end: Some(high),
+                limits: syn::RangeLimits::Closed(_),
+                ..
+            }) => {
+                let (low, high) = (u16_of(low)?, u16_of(high)?);
+                syn::parse_quote!(#low..=#high)
+            }
+            other => {
+                return Err(format!(
+                    "its status match has a success arm `{}` that is not a status or a range",
+                    quote!(#other)
+                ));
+            }
+        };
+        success.push(range);
+    }
+    if success.is_empty() {
+        return Err("its status match has no success arm".to_string());
+    }
+    Ok(success)
+}
+
+fn u16_of(expr: &syn::Expr) -> Result<u16, String> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(status),
+            ..
+        }) => status.base10_parse().map_err(|e| e.to_string()),
+        other => Err(format!("`{}` is not a status", quote!(#other))),
+    }
+}
+
+/// Whether `stmt` is `let <name> = ..;` (`let mut` too).
+fn binds(stmt: &syn::Stmt, name: &str) -> bool {
+    matches!(stmt, syn::Stmt::Local(local)
+        if matches!(&local.pat, syn::Pat::Ident(p) if p.ident == name))
+}
+
+/// progenitor's `Error::InvalidRequest` as the client's (`crate::runtime::invalid_request`), and
+/// `.build()?` refusing with the client's error (`crate::runtime::unbuilt`).
+#[derive(Default)]
+struct ClientRefusals {
+    unbuilt: usize,
+}
+
+impl VisitMut for ClientRefusals {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            syn::Expr::Path(path)
+                if path
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .eq(["Error", "InvalidRequest"]) =>
+            {
+                *expr = syn::parse_quote!(crate::runtime::invalid_request);
+            }
+            syn::Expr::Try(attempt)
+                if matches!(&*attempt.expr, syn::Expr::MethodCall(call)
+                    if call.method == "build" && call.args.is_empty()) =>
+            {
+                let built = attempt.expr.clone();
+                *attempt.expr = syn::parse_quote!(#built.map_err(crate::runtime::unbuilt));
+                self.unbuilt += 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The variable of each query parameter, by its name on the wire, from progenitor's
+/// `.query(&progenitor_client::QueryParam::new("Skip", &skip))`.
+#[derive(Default)]
+struct QueryValues(BTreeMap<String, syn::Ident>);
+
+impl VisitMut for QueryValues {
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        let is_query_param = matches!(&*call.func, syn::Expr::Path(p)
+            if p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).eq(["new", "QueryParam"]));
+        if is_query_param
+            && let (
+                Some(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(name),
+                    ..
+                })),
+                Some(syn::Expr::Reference(value)),
+            ) = (call.args.first(), call.args.iter().nth(1))
+            && let syn::Expr::Path(variable) = &*value.expr
+            && let Some(ident) = variable.path.get_ident()
+        {
+            self.0.insert(name.value(), ident.clone());
+        }
+        syn::visit_mut::visit_expr_call_mut(self, call);
+    }
 }
 
 /// progenitor's example ends with these lines.
@@ -363,7 +574,27 @@ mod tests {
                 impl<'a> GetSession<'a> {
                     ///Sends a `GET` request to `/v1/sessions/{sessionId}`
                     pub async fn send(self) -> Result<ResponseValue<#output>, Error<types::ProblemDetails>> {
-                        todo!()
+                        let Self { client, take, body } = self;
+                        let take = take.map_err(Error::InvalidRequest)?;
+                        let body = body.map_err(Error::InvalidRequest)?;
+                        let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                        #[allow(unused_mut)]
+                        let mut request = client
+                            .client
+                            .get(url)
+                            .query(&progenitor_client::QueryParam::new("Take", &take))
+                            .json(&body)
+                            .build()?;
+                        let info = OperationInfo { operation_id: "get_session" };
+                        client.pre(&mut request, &info).await?;
+                        let result = client.exec(request, &info).await;
+                        client.post(&result, &info).await?;
+                        let response = result?;
+                        match response.status().as_u16() {
+                            200u16 => ResponseValue::from_response(response).await,
+                            400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                            _ => Err(Error::UnexpectedResponse(response)),
+                        }
                     }
                 }
             }
@@ -374,7 +605,7 @@ mod tests {
     fn rewritten(output: TokenStream) -> String {
         let mut file = generated(output.clone());
         let outputs = BTreeMap::from([("GetSession".to_string(), syn::parse2(output).unwrap())]);
-        one_way_to_call(&mut file, &outputs).unwrap();
+        one_way_to_call(&mut file, &outputs, &BTreeMap::new()).unwrap();
         prettyplease::unparse(&file)
     }
 
@@ -388,7 +619,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(compact.contains("#[doc(hidden)]pubasyncfnsend"), "{text}");
+        assert!(
+            compact.contains("#[doc(hidden)]pubasyncfnsend_with(self,options:::std::option::Option<crate::call_options::CallOptions>,)->crate::Result<crate::call_options::CallResponse<types::Session>>"),
+            "{text}"
+        );
         assert!(
             compact.contains(
                 "pubfncall_with_response(self,)->impl::std::future::Future<Output=crate::Result<crate::call_options::CallResponse<types::Session>>,>+Send{<Selfascrate::operation::Operation>::call_with_response(self)}"
@@ -424,7 +658,7 @@ mod tests {
         );
         let outputs =
             BTreeMap::from([("GetSession".to_string(), syn::parse_quote!(types::Session))]);
-        one_way_to_call(&mut file, &outputs).unwrap();
+        one_way_to_call(&mut file, &outputs, &BTreeMap::new()).unwrap();
         let compact: String = prettyplease::unparse(&file).split_whitespace().collect();
         assert!(
             compact.contains("pubuseprogenitor_client::{ByteStream,ClientInfo,ResponseValue};"),
@@ -483,7 +717,7 @@ mod tests {
                 syn::parse_quote!(types::ScoresResponse),
             ),
         ]);
-        let error = one_way_to_call(&mut file, &outputs)
+        let error = one_way_to_call(&mut file, &outputs, &BTreeMap::new())
             .unwrap_err()
             .to_string();
         assert!(
@@ -501,9 +735,83 @@ mod tests {
         .unwrap();
         let outputs =
             BTreeMap::from([("GetSession".to_string(), syn::parse_quote!(types::Session))]);
-        let error = one_way_to_call(&mut file, &outputs)
+        let error = one_way_to_call(&mut file, &outputs, &BTreeMap::new())
             .unwrap_err()
             .to_string();
         assert!(error.contains("Client::get_session"), "{error}");
+    }
+
+    #[test]
+    fn send_ends_in_the_one_door_without_hooks_status_arms_or_progenitor_errors() {
+        for (output, answer) in [
+            (
+                quote!(types::Session),
+                "crate::runtime::Json<types::Session>",
+            ),
+            (quote!(ByteStream), "crate::runtime::Streamed"),
+            (quote!(()), "crate::runtime::NoBody"),
+        ] {
+            // prettyplease may break a long turbofish, leaving a trailing comma.
+            let compact: String = rewritten(output)
+                .split_whitespace()
+                .collect::<String>()
+                .replace(",>", ">");
+            let door = format!(
+                "crate::runtime::send::<{answer}>(&client.client,&client.inner,<Selfascrate::operation::Operation>::META,&[200u16..=200u16],request,options,).await}}"
+            );
+            assert!(compact.contains(&door), "{compact}");
+            for gone in [
+                "OperationInfo",
+                "client.pre",
+                "client.exec",
+                "ErrorResponse",
+                "ResponseValue::from_response",
+                "Error::InvalidRequest",
+            ] {
+                assert!(!compact.contains(gone), "{gone}: {compact}");
+            }
+            assert!(
+                compact.contains("lettake=take.map_err(crate::runtime::invalid_request)?;"),
+                "{compact}"
+            );
+            assert!(
+                compact.contains(".build().map_err(crate::runtime::unbuilt)?;"),
+                "{compact}"
+            );
+        }
+    }
+
+    #[test]
+    fn typed_limit_checks_run_before_the_request_is_built() {
+        let mut file = generated(quote!(types::Session));
+        let outputs =
+            BTreeMap::from([("GetSession".to_string(), syn::parse_quote!(types::Session))]);
+        let checks = BTreeMap::from([(
+            "GetSession".to_string(),
+            TypedChecks {
+                operation: "GetSession".to_string(),
+                ranges: vec![("Take".to_string(), 1, 100)],
+                body: true,
+            },
+        )]);
+        one_way_to_call(&mut file, &outputs, &checks).unwrap();
+        let compact: String = prettyplease::unparse(&file).split_whitespace().collect();
+        let checked = "crate::limits::check_range(\"GetSession\",\"Take\",&take,1i64,100i64)?;crate::limits::check_body(\"GetSession\",&body)?;leturl=";
+        assert!(compact.contains(checked), "{compact}");
+
+        // A limit on a parameter the send does not hold fails generation.
+        let mut file = generated(quote!(types::Session));
+        let checks = BTreeMap::from([(
+            "GetSession".to_string(),
+            TypedChecks {
+                operation: "GetSession".to_string(),
+                ranges: vec![("Skip".to_string(), 0, 10)],
+                body: false,
+            },
+        )]);
+        let error = one_way_to_call(&mut file, &outputs, &checks)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`Skip`"), "{error}");
     }
 }

@@ -148,7 +148,12 @@ pub fn generate(
         .iter()
         .map(|(name, signature)| (name.clone(), signature.success.clone()))
         .collect();
-    call_methods::one_way_to_call(&mut file, &outputs)?;
+    let checks = crate::request_limits::typed_checks(&crate::request_limits::limits(effective))
+        .into_iter()
+        .map(|(id, checks)| (id.to_upper_camel_case(), checks))
+        .collect();
+    call_methods::one_way_to_call(&mut file, &outputs, &checks)?;
+    no_hooks_assertion(&mut file);
     let (module, surface) = operations_module(&operations, &builders)?;
     file.items.push(module);
     deprecations::mark_deprecated(&mut file, effective)?;
@@ -168,6 +173,19 @@ pub fn generate(
         success_types,
         warnings,
     })
+}
+
+/// Removes progenitor's compile-time assertion that `Client` implements `ClientHooks`: no
+/// generated code calls the hooks (each `send_with()` ends in `crate::runtime::send`), so the
+/// client implements none.
+fn no_hooks_assertion(file: &mut syn::File) {
+    file.items.retain(|item| {
+        let syn::Item::Const(constant) = item else {
+            return true;
+        };
+        let text = quote!(#constant).to_string();
+        !(constant.ident == "_" && text.contains("assert_client_hooks"))
+    });
 }
 
 /// The progenitor settings of this project: builder interface, one `Client` (merged tags), our
@@ -358,7 +376,6 @@ fn operations_module(
 ) -> Result<(syn::Item, String), GenerateError> {
     let mut metas = Vec::new();
     let mut impls = Vec::new();
-    let mut lookup = Vec::new();
     let mut versions = Vec::new();
     let mut surface = String::new();
     for (index, op) in operations.iter().enumerate() {
@@ -399,38 +416,22 @@ fn operations_module(
                 response: crate::operation::ResponseKind::#kind,
             }
         });
-        lookup.push(quote!(#rust_name => Some(&ALL[#index]),));
         let api_version = &op.api_version;
         versions.push(quote!(#id => Some(#api_version),));
         let builder = format_ident!("{builder_name}");
-        let (success, error) = (&sig.success, &sig.error);
-        let locate = matches!(kind.to_string().as_str(), "Json" | "AnyJson").then(|| {
-            // `#[inline]`: instantiated (with `serde_path_to_error` over the whole response
-            // type) only in the crates that call the operation, not eagerly in the client crate
-            // for every operation (BENCHMARKS.md, cold build).
-            quote! {
-                #[inline]
-                fn locate_decode_error(body: &[u8]) -> Option<String> {
-                    crate::operation::locate_decode_error::<#success>(body)
-                }
-            }
-        });
+        let success = &sig.success;
         impls.push(quote! {
             impl<'a> crate::operation::Operation for super::builder::#builder<'a> {
                 type Output = #success;
-                type ErrorBody = #error;
                 const META: &'static crate::operation::OperationMeta = &ALL[#index];
-                fn send(
+                fn send_with(
                     self,
+                    options: ::std::option::Option<crate::call_options::CallOptions>,
                 ) -> impl ::std::future::Future<
-                    Output = ::std::result::Result<
-                        super::ResponseValue<Self::Output>,
-                        super::Error<Self::ErrorBody>,
-                    >,
+                    Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
                 > + Send {
-                    super::builder::#builder::send(self)
+                    super::builder::#builder::send_with(self, options)
                 }
-                #locate
             }
         });
         let params = sig
@@ -456,14 +457,6 @@ fn operations_module(
 
             /// All operations, in the order of the API description.
             pub const ALL: [crate::operation::OperationMeta; #count] = [#(#metas),*];
-
-            /// The operation whose generated method is `rust_name` (progenitor's operation id).
-            pub fn by_rust_name(rust_name: &str) -> Option<&'static crate::operation::OperationMeta> {
-                match rust_name {
-                    #(#lookup)*
-                    _ => None,
-                }
-            }
 
             /// The `api-version` header the operation whose operationId is `id` sends: the
             /// version it was first generated with (its behaviour pin), which a vendor release

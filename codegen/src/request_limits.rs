@@ -4,10 +4,15 @@
 //! `maximum`, the item counts of every array of a JSON request body with `minItems` or
 //! `maxItems`, and every `format: email` member of one.
 //!
+//! The same limits become checks of each operation's typed values ([`TypedChecks`]): the
+//! generated `send_with()` of an operation with a limit runs them before it builds the request
+//! (`crate::call_methods` puts them there), so nothing re-reads the serialised request.
+//!
 //! Written by hand these tables repeated the description, and a release that added a bounded
 //! parameter (`MaxAgeMonths`, 1 to 120) left the client unaware of it and its test red; generated,
 //! they follow every regeneration and `cargo xtask check` keeps them true.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -109,6 +114,87 @@ pub fn limits(effective: &Value) -> RequestLimits {
         }
     }
     limits
+}
+
+/// What one operation's generated `send_with()` checks on its typed values before it builds the
+/// request: the ranges of its integer query parameters, and its body's arrays and e-mail
+/// members (the rows of the tables, checked by `limits::check_body`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypedChecks {
+    /// The operationId.
+    pub operation: String,
+    /// `(parameter as the description spells it, minimum, maximum)`.
+    pub ranges: Vec<(String, i64, i64)>,
+    /// Whether its body has a row in `ARRAY_LENGTHS` or `EMAIL_MEMBERS`.
+    pub body: bool,
+}
+
+/// The checks of every operation with a limit, by operationId.
+pub fn typed_checks(limits: &RequestLimits) -> BTreeMap<String, TypedChecks> {
+    fn of<'c>(
+        checks: &'c mut BTreeMap<String, TypedChecks>,
+        operation: &str,
+    ) -> &'c mut TypedChecks {
+        checks
+            .entry(operation.to_string())
+            .or_insert_with(|| TypedChecks {
+                operation: operation.to_string(),
+                ..TypedChecks::default()
+            })
+    }
+    let mut checks = BTreeMap::new();
+    for range in &limits.ranges {
+        of(&mut checks, &range.operation).ranges.push((
+            range.parameter.clone(),
+            range.minimum,
+            range.maximum,
+        ));
+    }
+    for operation in limits
+        .arrays
+        .iter()
+        .map(|a| &a.operation)
+        .chain(limits.emails.iter().map(|e| &e.operation))
+    {
+        of(&mut checks, operation).body = true;
+    }
+    checks
+}
+
+impl TypedChecks {
+    /// The statements that check, given the variable holding each query parameter's typed value
+    /// by its name on the wire (`Skip` → `skip`) and whether the send has a `body` variable; an
+    /// error names a limit whose value the send does not hold.
+    pub fn statements(
+        &self,
+        query: &BTreeMap<String, syn::Ident>,
+        has_body: bool,
+    ) -> Result<Vec<syn::Stmt>, String> {
+        let operation = &self.operation;
+        let mut statements = Vec::new();
+        for (parameter, minimum, maximum) in &self.ranges {
+            let Some(value) = query.get(parameter) else {
+                return Err(format!(
+                    "{operation} limits its query parameter `{parameter}`, which its `send()` \
+                     does not send"
+                ));
+            };
+            statements.push(syn::parse_quote! {
+                crate::limits::check_range(#operation, #parameter, &#value, #minimum, #maximum)?;
+            });
+        }
+        if self.body {
+            if !has_body {
+                return Err(format!(
+                    "{operation} limits its request body, which its `send()` does not send"
+                ));
+            }
+            statements.push(syn::parse_quote! {
+                crate::limits::check_body(#operation, &body)?;
+            });
+        }
+        Ok(statements)
+    }
 }
 
 /// How deep a body schema is followed (a recursive schema stops here).

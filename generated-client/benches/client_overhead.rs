@@ -9,8 +9,8 @@
 //! Both sides use the same `reqwest` settings (user agent, connect and idle-read timeouts, a
 //! 30 s per-request timeout, a bearer token) and decode into the same generated
 //! `types::Session`. The generated side adds what the runtime does on every call: the
-//! operation's span, the retry loop, the token header, reading the body inside the hook and the
-//! error capture. The server is a minimal HTTP/1.1 responder on its own thread, so that the
+//! operation's span, the retry loop, the token header, reading the body inside the attempt (the
+//! runtime's one door, `runtime::send`) and the error capture. The server is a minimal HTTP/1.1 responder on its own thread, so that the
 //! client's cost dominates; the clients share one current-thread runtime. Each iteration runs
 //! `N` calls concurrently and waits for all of them; criterion reports time per iteration and,
 //! through `Throughput::Elements(N)`, calls per second. After criterion, a paired measure

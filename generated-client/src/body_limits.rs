@@ -17,7 +17,10 @@ pub const DEFAULT_MAX_RESPONSE_BODY: u64 = 128 * 1024 * 1024;
 
 /// `response` with its body limited to `limit` bytes: refused at once when it declares a longer
 /// `Content-Length`; read through [`CappedBody`] when it declares none (a declared length is
-/// enforced by the HTTP stack: no more than that is ever read as this body).
+/// enforced by the HTTP stack: no more than that is ever read as this body). The identity
+/// provider's reads use it (feature `oauth2`); a call's success body is read whole by the
+/// runtime's door with the same rules (`runtime/call.rs`, `read_whole`).
+#[cfg_attr(not(feature = "oauth2"), allow(dead_code))]
 pub(crate) fn limit_body(
     response: reqwest::Response,
     limit: u64,
@@ -29,6 +32,7 @@ pub(crate) fn limit_body(
     }
 }
 
+#[cfg_attr(not(feature = "oauth2"), allow(dead_code))]
 fn capped(response: reqwest::Response, limit: u64) -> reqwest::Response {
     let url = response.url().clone();
     let status = response.status();
@@ -57,6 +61,7 @@ fn capped(response: reqwest::Response, limit: u64) -> reqwest::Response {
 
 /// A body stream that fails with [`BodyLimitExceeded`] instead of yielding more than `limit`
 /// bytes, and ends there.
+#[cfg_attr(not(feature = "oauth2"), allow(dead_code))]
 struct CappedBody {
     inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
     remaining: u64,

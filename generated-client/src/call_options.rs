@@ -28,9 +28,9 @@
 //!   rate limiter and for a token, every attempt and the pauses between retries, and reading the
 //!   body, of a download too (a large file needs a deadline to match, or none: downloads
 //!   without one are bounded only by the client's idle-read timeout). No retry starts that
-//!   would have to wait past it. When it passes before the answer's headers arrive the error is
-//!   [`Error::DeadlineExceeded`]; when it passes while the body is being read (a download, a
-//!   slow JSON body) it is [`Error::Timeout`]. The client's per-attempt timeout of JSON calls
+//!   would have to wait past it. When it passes before the answer is read (its headers, or the
+//!   whole body of a JSON answer) the error is [`Error::DeadlineExceeded`]; when it passes while
+//!   a download's body streams it is [`Error::Timeout`]. The client's per-attempt timeout of JSON calls
 //!   ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout)) still bounds
 //!   each attempt within the deadline.
 //! - **[`retry`](CallOptions::retry)** replaces the client's [`RetryPolicy`] for this call
@@ -59,15 +59,12 @@
 
 use std::fmt;
 use std::future::{Future, IntoFuture};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::error::{Error, HeaderNames};
-use crate::operation::Operation;
 use crate::retry::RetryPolicy;
 
 /// Options for one call: a deadline, a retry policy, extra headers. See the
@@ -75,9 +72,12 @@ use crate::retry::RetryPolicy;
 #[derive(Clone, Default, PartialEq, Eq)]
 #[must_use]
 pub struct CallOptions {
-    timeout: Option<Duration>,
-    retry: Option<RetryPolicy>,
-    headers: HeaderMap,
+    /// The deadline of the call.
+    pub(crate) timeout: Option<Duration>,
+    /// The retry policy replacing the client's.
+    pub(crate) retry: Option<RetryPolicy>,
+    /// Extra headers, already checked against the headers no call may set.
+    pub(crate) headers: HeaderMap,
 }
 
 impl fmt::Debug for CallOptions {
@@ -212,7 +212,7 @@ impl CallOptions {
     {
         let future = future.into_future();
         // Read when first polled: the enclosing scope is the one the future runs in.
-        async move { CALL.scope(CallScope::within_current(self), future).await }
+        async move { CALL.scope(self.within_current(), future).await }
     }
 
     /// These options, with what `later` sets replacing what they set (headers name by name).
@@ -233,50 +233,18 @@ impl CallOptions {
 }
 
 tokio::task_local! {
-    /// The options of the calls made by the current task's future, and where `call_with_response`
-    /// wants the number of attempts. Set around a call's future, read once by the runtime at the
-    /// start of each call: the generated builders carry no field for it.
-    static CALL: CallScope;
+    /// The options [`CallOptions::scope`] gives the calls of a helper that makes several. A
+    /// builder's own options are not here: they are an argument of its call
+    /// (`Operation::send_with`), merged over these when the call starts.
+    static CALL: CallOptions;
 }
 
-struct CallScope {
-    options: CallOptions,
-    /// Where the runtime writes the attempts of the call `call_with_response` is making.
-    attempts: Option<Arc<AtomicU32>>,
-}
-
-impl CallScope {
-    /// `options` over those of the enclosing scope, keeping its attempt counter.
-    fn within_current(options: CallOptions) -> CallScope {
-        match CALL.try_with(|outer| (outer.options.clone(), outer.attempts.clone())) {
-            Ok((outer, attempts)) => CallScope {
-                options: outer.then(options),
-                attempts,
-            },
-            Err(_) => CallScope {
-                options,
-                attempts: None,
-            },
-        }
-    }
-}
-
-/// What the runtime reads at the start of a call made inside a scope.
-pub(crate) struct ActiveOptions {
-    /// The deadline of the call.
-    pub(crate) timeout: Option<Duration>,
-    /// The retry policy replacing the client's.
-    pub(crate) retry: Option<RetryPolicy>,
-    /// Extra headers, already checked against the headers no call may set.
-    pub(crate) headers: HeaderMap,
-    attempts: Option<Arc<AtomicU32>>,
-}
-
-impl ActiveOptions {
-    /// Tells `call_with_response`, if it is waiting, how many attempts the call made.
-    pub(crate) fn report_attempts(&self, attempts: u32) {
-        if let Some(counter) = &self.attempts {
-            counter.store(attempts, Ordering::Relaxed);
+impl CallOptions {
+    /// These options over those of the enclosing scope, if any.
+    fn within_current(self) -> CallOptions {
+        match CALL.try_with(CallOptions::clone) {
+            Ok(outer) => outer.then(self),
+            Err(_) => self,
         }
     }
 }
@@ -284,31 +252,30 @@ impl ActiveOptions {
 /// The deadline the enclosing scope gives each call, if any (a helper that bounds its own
 /// calls keeps the shorter of it and its own).
 pub(crate) fn enclosing_timeout() -> Option<Duration> {
-    CALL.try_with(|scope| scope.options.timeout).ok().flatten()
+    CALL.try_with(|scope| scope.timeout).ok().flatten()
 }
 
-/// The options of the call starting now, when it runs inside a scope (`None`, at the cost of
-/// one thread-local lookup, for a call without options).
-pub(crate) fn active() -> Option<ActiveOptions> {
-    CALL.try_with(|scope| ActiveOptions {
-        timeout: scope.options.timeout,
-        retry: scope.options.retry.clone(),
-        headers: scope.options.headers.clone(),
-        attempts: scope.attempts.clone(),
-    })
-    .ok()
+/// The options of the enclosing [`CallOptions::scope`], with `own` (a builder's
+/// `.options(..)`) over them; `None`, at the cost of one thread-local lookup, when there are
+/// neither.
+pub(crate) fn scoped(own: Option<CallOptions>) -> Option<CallOptions> {
+    match (CALL.try_with(CallOptions::clone).ok(), own) {
+        (Some(outer), Some(own)) => Some(outer.then(own)),
+        (outer, own) => own.or(outer),
+    }
 }
 
 /// An operation with options, from the builder's `.options(..)`: send it with `call()`,
-/// `call_with_response()` or (byte streams) `download()`.
+/// `call_with_response()` or (byte streams) `download()` (those are in `crate::operation`,
+/// with the `Operation` impl that merges the options into the call).
 #[derive(Debug, Clone)]
 #[must_use = "nothing is sent until `call()` (or `call_with_response()`, `download()`) is awaited"]
 pub struct WithOptions<O> {
-    operation: O,
-    options: CallOptions,
+    pub(crate) operation: O,
+    pub(crate) options: CallOptions,
 }
 
-impl<O: Operation> WithOptions<O> {
+impl<O> WithOptions<O> {
     pub(crate) fn new(operation: O, options: CallOptions) -> Self {
         WithOptions { operation, options }
     }
@@ -317,71 +284,6 @@ impl<O: Operation> WithOptions<O> {
     pub fn options(mut self, options: CallOptions) -> Self {
         self.options = self.options.then(options);
         self
-    }
-
-    /// Sends the request with the options; see [`Operation::call`].
-    pub fn call(self) -> impl Future<Output = crate::Result<O::Output>> + Send
-    where
-        O: Send,
-        O::ErrorBody: serde::Serialize,
-    {
-        <Self as Operation>::call(self)
-    }
-
-    /// Sends the request with the options; see [`Operation::call_with_response`].
-    pub fn call_with_response(
-        self,
-    ) -> impl Future<Output = crate::Result<CallResponse<O::Output>>> + Send
-    where
-        O: Send,
-        O::ErrorBody: serde::Serialize,
-    {
-        <Self as Operation>::call_with_response(self)
-    }
-}
-
-impl<O: Operation + Send> Operation for WithOptions<O> {
-    type Output = O::Output;
-    type ErrorBody = O::ErrorBody;
-    const META: &'static crate::operation::OperationMeta = O::META;
-
-    fn send(
-        self,
-    ) -> impl Future<
-        Output = Result<
-            progenitor_client::ResponseValue<Self::Output>,
-            progenitor_client::Error<Self::ErrorBody>,
-        >,
-    > + Send {
-        let WithOptions { operation, options } = self;
-        // Read when first polled, inside `call_with_response`'s scope when there is one.
-        async move {
-            CALL.scope(CallScope::within_current(options), operation.send())
-                .await
-        }
-    }
-
-    fn locate_decode_error(body: &[u8]) -> Option<String> {
-        O::locate_decode_error(body)
-    }
-}
-
-/// Runs `future` (one call's `send()`) counting its attempts into `attempts`, with the options
-/// of the enclosing scope.
-pub(crate) fn counting_attempts<F: IntoFuture>(
-    attempts: Arc<AtomicU32>,
-    future: F,
-) -> impl Future<Output = F::Output> {
-    let future = future.into_future();
-    async move {
-        let options = CALL
-            .try_with(|outer| outer.options.clone())
-            .unwrap_or_default();
-        let scope = CallScope {
-            options,
-            attempts: Some(attempts),
-        };
-        CALL.scope(scope, future).await
     }
 }
 
@@ -429,7 +331,7 @@ impl<T> fmt::Debug for CallResponse<T> {
     }
 }
 
-impl ActiveOptions {
+impl CallOptions {
     /// Adds the extra headers to `request`, or refuses the call when its request already
     /// carries one of them (the client set it: `Accept`, `Content-Type`, a header parameter).
     pub(crate) fn add_headers(

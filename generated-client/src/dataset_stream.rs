@@ -19,14 +19,15 @@
 //! bounds what it keeps and how much it writes. Nor is it checked against the description: the
 //! caller gets what the service sent, JSON or not.
 
-use progenitor_client::{ClientHooks, ClientInfo, OperationInfo, ResponseValue};
+use progenitor_client::ClientInfo;
 use reqwest::header::{ACCEPT, HeaderName, HeaderValue};
 use uuid::Uuid;
 
 use crate::Client;
 use crate::download::Download;
-use crate::error::{CarriedError, Error};
+use crate::error::Error;
 use crate::operation::{OperationMeta, ResponseKind};
+use crate::runtime::Streamed;
 use crate::session_datasets::Dataset;
 
 impl Client {
@@ -113,7 +114,7 @@ impl Client {
         // The version the typed call sends, so that both read the same answer.
         let api_version = crate::operations::api_version(operation)
             .unwrap_or_else(<Client as ClientInfo<crate::runtime::ClientState>>::api_version);
-        let mut request = self
+        let request = self
             .client()
             .get(format!("{}{path}", self.baseurl()))
             .header(ACCEPT, HeaderValue::from_static("application/json"))
@@ -123,28 +124,20 @@ impl Client {
             )
             .build()
             .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;
-        let info = OperationInfo {
-            operation_id: meta.rust_name,
-        };
-        self.pre::<()>(&mut request, &info)
-            .await
-            .map_err(|error| Error::from(error).with_operation(operation))?;
-        let response = self
-            .exec_as(request, &info, ResponseKind::Stream)
-            .await
-            .map_err(|error| Error::from_reqwest(Some(operation), 1, error))?;
-        if let Some(CarriedError(error)) = response.extensions().get::<CarriedError>() {
-            return Err(Error::clone(error));
-        }
-        if !response.status().is_success() {
-            // The loop hands back only successes and errors; anything else (a 1xx the HTTP
-            // client surfaced) is not an answer.
-            return Err(Error::InvalidResponse {
-                operation: Some(operation),
-                message: format!("unexpected status {}", response.status()),
-            });
-        }
-        Ok(Download::from_response(ResponseValue::stream(response)).named(operation))
+        // The one door of every call, the body left unread (`Streamed`), with the options of an
+        // enclosing `CallOptions::scope`.
+        let options = crate::call_options::scoped(None);
+        let answer = crate::runtime::send::<Streamed>(
+            self.client(),
+            self.inner(),
+            meta,
+            // Any success: the read is by metadata, whatever the description declares.
+            &[200..=299],
+            request,
+            options,
+        )
+        .await?;
+        Ok(Download::from_parts(answer.body, answer.headers).named(operation))
     }
 }
 
@@ -171,7 +164,7 @@ fn fill_path(template: &str, values: &[&str]) -> Result<String, String> {
         let reserved = reserved_literals(&segments, position);
         let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
         let name = &segment[1..segment.len() - 1];
-        let encoded = crate::runtime::path_segment::<()>("path value", value, &reserved)
+        let encoded = crate::runtime::path_segment("path value", value, &reserved)
             .map_err(|error| format!("{name}: {error}"))?;
         filled.push(encoded);
     }

@@ -18,8 +18,8 @@
 //! | [`Error::Config`] | the client could not be built from its configuration |
 //! | [`Error::WaitTimedOut`] | a wait for the customer reached its deadline |
 //!
-//! Every builder's `call()` returns [`Error`] with the operation filled in everywhere (the hidden
-//! `send()` returns progenitor's error type, which `?` converts). Messages are written for a
+//! Every builder's `call()` returns [`Error`] with the operation filled in everywhere (the
+//! runtime's one door, `runtime::send`, returns it as it is). Messages are written for a
 //! person and never contain credentials or tokens.
 //!
 //! # Printing an error
@@ -56,7 +56,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use reqwest::StatusCode;
 
 use crate::auth::error::AuthError;
@@ -463,55 +462,6 @@ impl Error {
         Error::Io {
             path: path.display().to_string(),
             source: Arc::new(source),
-        }
-    }
-}
-
-/// A failure the runtime hooks decided on, carried through progenitor's generated code in the
-/// extensions of a synthesized response (the hooks can only return responses or reqwest errors).
-#[derive(Clone)]
-pub(crate) struct CarriedError(pub(crate) Arc<Error>);
-
-impl<E> From<progenitor_client::Error<E>> for Error
-where
-    E: serde::Serialize,
-{
-    fn from(error: progenitor_client::Error<E>) -> Self {
-        use progenitor_client::Error as P;
-        match error {
-            P::UnexpectedResponse(response) => match response.extensions().get::<CarriedError>() {
-                Some(CarriedError(carried)) => Arc::unwrap_or_clone(carried.clone()),
-                // A status the generated code does not expect (only a 1xx/2xx/3xx gets this far:
-                // the runtime carries every error status). Its body is not read.
-                None => Error::Api(Box::new(ApiError::new(
-                    None,
-                    response.status(),
-                    response.headers().clone(),
-                    Bytes::new(),
-                ))),
-            },
-            P::ErrorResponse(value) => {
-                let status = value.status();
-                let headers = value.headers().clone();
-                let body = serde_json::to_vec(&value.into_inner())
-                    .map(Bytes::from)
-                    .unwrap_or_default();
-                Error::Api(Box::new(ApiError::new(None, status, headers, body)))
-            }
-            P::CommunicationError(e) if e.is_builder() => Error::InvalidRequest {
-                operation: None,
-                message: DisplayChain(&redact_reqwest(e)).to_string(),
-            },
-            P::CommunicationError(e) | P::ResponseBodyError(e) | P::InvalidUpgrade(e) => {
-                Error::from_reqwest(None, 1, e)
-            }
-            P::InvalidResponsePayload(body, e) => {
-                Error::Decode(Box::new(DecodeError::from_serde(None, None, &e, &body)))
-            }
-            P::InvalidRequest(message) | P::Custom(message) => Error::InvalidRequest {
-                operation: None,
-                message,
-            },
         }
     }
 }

@@ -18,8 +18,8 @@
 //! - `sign_in` (feature `sign-in`, off by default): a person signs in through the browser
 //!   (Authorization Code with PKCE), and calls carry their token, refreshed with their refresh
 //!   token; signing out;
-//! - [`runtime`]: the hooks every call goes through: token, retries ([`retry`]), error capture,
-//!   a `tracing` span;
+//! - [`runtime`]: the one door every call goes through (`runtime::send`, below the generated
+//!   code): token, retries ([`retry`]), reading and decoding the body, errors, a `tracing` span;
 //! - [`error`]: the one [`Error`] to match on, which every builder's `call()` returns
 //!   ([`operation::Operation::call`]);
 //! - [`call_options`]: one call's own deadline, retry policy and extra headers

@@ -8,9 +8,10 @@
 //! [`is_email_address`] refuses when the schema says `format: email`), `minimum: 1` becomes
 //! [`NonZeroU32`](std::num::NonZeroU32), a required non-nullable member a plain field. It leaves
 //! out a lower bound of 0 on an `int32`, every `maximum` and `minItems`/`maxItems`; those are the
-//! tables below (with `format: email` again, checked on the body as it is sent), and
-//! [`runtime`](crate::runtime) refuses a request that breaks one with
-//! [`Error::InvalidRequest`] before anything leaves, as the service would refuse it with a 400.
+//! tables below (with `format: email` again), and the generated `send_with()` of each operation
+//! with a limit checks its typed values ([`check_range`], [`check_body`]) before it builds the
+//! request, refusing one that breaks a limit with [`Error::InvalidRequest`] before anything
+//! leaves, as the service would refuse it with a 400.
 //!
 //! The tables are generated from the description (`generated_limits.rs`), so a limit a release
 //! adds (a bounded parameter) is checked the day the client is regenerated; a unit test reads
@@ -73,53 +74,111 @@ pub use crate::generated_limits::{ARRAY_LENGTHS, EMAIL_MEMBERS, QUERY_RANGES};
 
 pub use crate::email::is_email_address;
 
-/// The first limit `request` (of `operation`, an operationId) breaks, as the error to return
-/// instead of sending it.
-pub(crate) fn violation(request: &reqwest::Request, operation: &'static str) -> Option<Error> {
-    let problem =
-        query_violation(request, operation).or_else(|| body_violation(request, operation))?;
-    Some(Error::InvalidRequest {
-        operation: Some(operation),
-        message: problem,
-    })
+/// An integer query parameter's value as the generated builder holds it (`i32`,
+/// `NonZeroU32`, `Option` of either, ...): checked against its range before the request is built.
+#[doc(hidden)]
+pub trait QueryInteger {
+    /// The value, `None` when the parameter is not sent.
+    fn integer(&self) -> Option<i128>;
 }
 
-fn query_violation(request: &reqwest::Request, operation: &str) -> Option<String> {
-    let ranges: Vec<&QueryRange> = QUERY_RANGES
-        .iter()
-        .filter(|range| range.operation == operation)
-        .collect();
-    if ranges.is_empty() {
-        return None;
-    }
-    for (name, value) in request.url().query_pairs() {
-        let Some(range) = ranges.iter().find(|range| range.parameter == name) else {
-            continue;
-        };
-        let within = value
-            .parse::<i64>()
-            .is_ok_and(|number| (range.minimum..=range.maximum).contains(&number));
-        if !within {
-            return Some(format!(
-                "{} must be an integer from {} to {}",
-                range.parameter, range.minimum, range.maximum
-            ));
+macro_rules! query_integers {
+    ($($t:ty),*) => {$(
+        impl QueryInteger for $t {
+            fn integer(&self) -> Option<i128> {
+                Some(i128::from(*self))
+            }
         }
+    )*};
+}
+query_integers!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! non_zero_query_integers {
+    ($($t:ty),*) => {$(
+        impl QueryInteger for $t {
+            fn integer(&self) -> Option<i128> {
+                Some(i128::from(self.get()))
+            }
+        }
+    )*};
+}
+non_zero_query_integers!(
+    std::num::NonZeroI32,
+    std::num::NonZeroI64,
+    std::num::NonZeroU32,
+    std::num::NonZeroU64
+);
+
+impl<T: QueryInteger> QueryInteger for Option<T> {
+    fn integer(&self) -> Option<i128> {
+        self.as_ref().and_then(QueryInteger::integer)
     }
-    None
 }
 
-fn body_violation(request: &reqwest::Request, operation: &str) -> Option<String> {
+/// Refuses `value` of the query parameter `parameter` (as the description spells it) of
+/// `operation` (an operationId) outside `minimum..=maximum`: what the generated `send_with()`
+/// of an operation with a row in [`QUERY_RANGES`] runs on the typed value before it builds the
+/// request (`codegen/src/request_limits.rs` writes the call from the same row).
+///
+/// # Errors
+///
+/// [`Error::InvalidRequest`] naming the parameter and its range, never the value.
+#[doc(hidden)]
+pub fn check_range(
+    operation: &'static str,
+    parameter: &'static str,
+    value: &impl QueryInteger,
+    minimum: i64,
+    maximum: i64,
+) -> Result<(), Error> {
+    match value.integer() {
+        Some(number) if !(i128::from(minimum)..=i128::from(maximum)).contains(&number) => {
+            Err(Error::InvalidRequest {
+                operation: Some(operation),
+                message: format!("{parameter} must be an integer from {minimum} to {maximum}"),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a request body of `operation` (an operationId) that breaks one of its rows of
+/// [`ARRAY_LENGTHS`] or [`EMAIL_MEMBERS`]: what the generated `send_with()` of such an operation
+/// runs on the typed body before it builds (and serialises) the request. The body is viewed as
+/// the JSON it will be sent as, so the member is named as the description spells it
+/// (`queryParameters[1].dataPackages`).
+///
+/// # Errors
+///
+/// [`Error::InvalidRequest`] naming the member and the limit, never the value.
+#[doc(hidden)]
+pub fn check_body<T: serde::Serialize>(operation: &'static str, body: &T) -> Result<(), Error> {
     let arrays = ARRAY_LENGTHS.iter().filter(|a| a.operation == operation);
     let emails = EMAIL_MEMBERS.iter().filter(|e| e.operation == operation);
     if arrays.clone().next().is_none() && emails.clone().next().is_none() {
-        return None;
+        return Ok(());
     }
-    // The generated code serialises JSON bodies into memory; a body that is not JSON is not
-    // ours to judge here.
-    let body: Value = serde_json::from_slice(request.body()?.as_bytes()?).ok()?;
+    // A body serde cannot view as JSON cannot be sent as JSON either: building the request
+    // reports that.
+    let Ok(body) = serde_json::to_value(body) else {
+        return Ok(());
+    };
+    match body_violation(&body, arrays, emails) {
+        Some(message) => Err(Error::InvalidRequest {
+            operation: Some(operation),
+            message,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn body_violation<'t>(
+    body: &Value,
+    arrays: impl Iterator<Item = &'t ArrayLength>,
+    emails: impl Iterator<Item = &'t EmailMember>,
+) -> Option<String> {
     for limit in arrays {
-        for (at, value) in select(&body, limit.pointer) {
+        for (at, value) in select(body, limit.pointer) {
             let Some(items) = value.as_array().map(Vec::len) else {
                 continue;
             };
@@ -138,7 +197,7 @@ fn body_violation(request: &reqwest::Request, operation: &str) -> Option<String>
         }
     }
     for member in emails {
-        for (at, value) in select(&body, member.pointer) {
+        for (at, value) in select(body, member.pointer) {
             if value.as_str().is_some_and(|text| !is_email_address(text)) {
                 return Some(format!("{at} is not an e-mail address"));
             }
@@ -334,6 +393,118 @@ mod tests {
                     && a.max_items == Some(MAX_QUERY_PARAMETERS)),
             "{ARRAY_LENGTHS:?}"
         );
+    }
+
+    /// Each range of the table, checked on typed values (plain, `NonZero`, `Option`) as the
+    /// generated `send_with()` checks them, before anything is built.
+    #[test]
+    fn query_ranges_are_checked_on_typed_values() {
+        for range in QUERY_RANGES {
+            let within = |n: i64| {
+                check_range(
+                    range.operation,
+                    range.parameter,
+                    &n,
+                    range.minimum,
+                    range.maximum,
+                )
+            };
+            assert!(within(range.minimum).is_ok(), "{range:?}");
+            assert!(within(range.maximum).is_ok(), "{range:?}");
+            let none: Option<i64> = None;
+            assert!(
+                check_range(
+                    range.operation,
+                    range.parameter,
+                    &none,
+                    range.minimum,
+                    range.maximum
+                )
+                .is_ok(),
+                "an absent parameter is not sent"
+            );
+            for outside in [range.minimum.checked_sub(1), range.maximum.checked_add(1)]
+                .into_iter()
+                .flatten()
+            {
+                let error = check_range(
+                    range.operation,
+                    range.parameter,
+                    &Some(outside),
+                    range.minimum,
+                    range.maximum,
+                )
+                .unwrap_err();
+                let Error::InvalidRequest { operation, message } = &error else {
+                    panic!("{error:?}")
+                };
+                assert_eq!(*operation, Some(range.operation));
+                assert_eq!(
+                    message,
+                    &format!(
+                        "{} must be an integer from {} to {}",
+                        range.parameter, range.minimum, range.maximum
+                    )
+                );
+            }
+        }
+        let five = std::num::NonZeroU32::new(5).expect("not zero");
+        assert!(check_range("Op", "Take", &Some(five), 1, 4).is_err());
+        assert!(check_range("Op", "Take", &Some(five), 1, 5).is_ok());
+    }
+
+    /// Each array row of the table, checked on a body value before it is serialised: one item
+    /// too few (and, where bounded, one too many) is refused naming the member as the
+    /// description spells it.
+    #[test]
+    fn body_limits_are_checked_on_the_value_to_send() {
+        for limit in ARRAY_LENGTHS {
+            // The body with `items` items at the limit's place (every `*` one item).
+            let body_with = |items: usize| {
+                let mut value = Value::Array(vec![Value::Null; items]);
+                for segment in limit
+                    .pointer
+                    .split('/')
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .rev()
+                {
+                    value = if *segment == "*" {
+                        Value::Array(vec![value])
+                    } else {
+                        json!({ *segment: value })
+                    };
+                }
+                value
+            };
+            let shown = limit.pointer.trim_start_matches('/').replace("/*/", "[0].");
+            if limit.min_items > 0 {
+                let error = check_body(limit.operation, &body_with(limit.min_items - 1))
+                    .unwrap_err()
+                    .to_string();
+                assert!(error.contains(&shown), "{limit:?}: {error}");
+                assert!(error.contains("needs at least"), "{limit:?}: {error}");
+            }
+            if let Some(max) = limit.max_items {
+                let error = check_body(limit.operation, &body_with(max + 1))
+                    .unwrap_err()
+                    .to_string();
+                assert!(error.contains(&shown), "{limit:?}: {error}");
+            }
+        }
+        for member in EMAIL_MEMBERS {
+            let name = member.pointer.trim_start_matches('/');
+            let error = check_body(member.operation, &json!({ name: "not an address" }))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("is not an e-mail address"), "{error}");
+            assert!(
+                !error.contains("not an address"),
+                "the value is not shown: {error}"
+            );
+            assert!(check_body(member.operation, &json!({ name: "jane@example.com" })).is_ok());
+        }
     }
 
     #[test]

@@ -6,12 +6,7 @@
 
 use std::future::Future;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-use progenitor_client::{Error as ProgenitorError, ResponseValue};
-
-use crate::call_options::{CallOptions, CallResponse, WithOptions, counting_attempts};
+use crate::call_options::{self, CallOptions, CallResponse, WithOptions};
 
 /// How an operation's success body is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +51,6 @@ pub struct OperationMeta {
 pub trait Operation: Sized {
     /// The success body: a generated type, `ByteStream` or `()`.
     type Output;
-    /// The error body the description declares.
-    type ErrorBody;
     /// The operation's metadata.
     const META: &'static OperationMeta;
 
@@ -76,12 +69,12 @@ pub trait Operation: Sized {
     fn call(self) -> impl Future<Output = crate::Result<Self::Output>> + Send
     where
         Self: Send,
-        Self::ErrorBody: serde::Serialize,
     {
+        // The enclosing scope is read when the call starts (first polled), where it runs.
         async move {
-            match self.send().await {
-                Ok(value) => Ok(value.into_inner()),
-                Err(error) => Err(client_error::<Self>(error)),
+            match self.send_with(call_options::scoped(None)).await {
+                Ok(answer) => Ok(answer.body),
+                Err(error) => Err(error.with_operation(Self::META.id)),
             }
         }
     }
@@ -106,24 +99,11 @@ pub trait Operation: Sized {
     ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send
     where
         Self: Send,
-        Self::ErrorBody: serde::Serialize,
     {
         async move {
-            let attempts = Arc::new(AtomicU32::new(0));
-            let sent = counting_attempts(Arc::clone(&attempts), self.send()).await;
-            match sent {
-                Ok(value) => {
-                    let status = value.status();
-                    let headers = value.headers().clone();
-                    Ok(CallResponse::new(
-                        value.into_inner(),
-                        status,
-                        headers,
-                        attempts.load(Ordering::Relaxed),
-                    ))
-                }
-                Err(error) => Err(client_error::<Self>(error)),
-            }
+            self.send_with(call_options::scoped(None))
+                .await
+                .map_err(|error| error.with_operation(Self::META.id))
         }
     }
 
@@ -133,50 +113,56 @@ pub trait Operation: Sized {
         WithOptions::new(self, options)
     }
 
-    /// Sends the request (the generated builder's own `send`): progenitor's `ResponseValue`
-    /// (status and headers of a success) and progenitor's error, which carries the client's
-    /// [`Error`](crate::Error) without the operation's name. Prefer [`Operation::call`].
-    fn send(
-        self,
-    ) -> impl Future<Output = Result<ResponseValue<Self::Output>, ProgenitorError<Self::ErrorBody>>> + Send;
-
-    /// For a JSON body that failed to decode: the path (`sessions[2].createdAtUtc`) where it
-    /// failed. Generated for JSON operations; `None` otherwise.
-    // Plumbing of the generated code: `call` uses it; hidden from the documented API.
+    /// Sends the request with `options` (already merged with those of an enclosing
+    /// [`CallOptions::scope`]) through the client's one door (`crate::runtime::send`). What
+    /// `call` and `call_with_response` call: the generated builder's own `send_with`.
+    // Plumbing of the generated code: hidden from the documented API.
     #[doc(hidden)]
-    fn locate_decode_error(body: &[u8]) -> Option<String> {
-        let _ = body;
-        None
+    fn send_with(
+        self,
+        options: Option<CallOptions>,
+    ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send;
+}
+
+/// What a [`WithOptions`] (defined with the options, `crate::call_options`) sends: the same
+/// calls as its operation's.
+impl<O: Operation> WithOptions<O> {
+    /// Sends the request with the options; see [`Operation::call`].
+    pub fn call(self) -> impl Future<Output = crate::Result<O::Output>> + Send
+    where
+        O: Send,
+    {
+        <Self as Operation>::call(self)
+    }
+
+    /// Sends the request with the options; see [`Operation::call_with_response`].
+    pub fn call_with_response(
+        self,
+    ) -> impl Future<Output = crate::Result<CallResponse<O::Output>>> + Send
+    where
+        O: Send,
+    {
+        <Self as Operation>::call_with_response(self)
     }
 }
 
-/// progenitor's error of `O`'s `send()` as the client's, naming the operation (and, for a body
-/// that does not decode, where it failed).
-fn client_error<O: Operation>(error: ProgenitorError<O::ErrorBody>) -> crate::Error
-where
-    O::ErrorBody: serde::Serialize,
-{
-    match error {
-        ProgenitorError::InvalidResponsePayload(body, error) => {
-            crate::Error::Decode(Box::new(crate::error::DecodeError::from_serde(
-                Some(O::META.id),
-                O::locate_decode_error(&body),
-                &error,
-                &body,
-            )))
-        }
-        error => crate::Error::from(error).with_operation(O::META.id),
-    }
-}
+impl<O: Operation + Send> Operation for WithOptions<O> {
+    type Output = O::Output;
+    const META: &'static OperationMeta = O::META;
 
-/// Decodes `body` as `T` again, tracking the path, to say where it failed. What the generated
-/// `Operation::locate_decode_error`s call: plumbing, public only because generated code in
-/// other modules names it, and hidden from the documented API.
-#[doc(hidden)]
-pub fn locate_decode_error<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<String> {
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Ok(_) => None,
-        Err(error) => Some(error.path().to_string()),
+    fn send_with(
+        self,
+        options: Option<CallOptions>,
+    ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send {
+        let WithOptions {
+            operation,
+            options: own,
+        } = self;
+        // The builder's own options over the enclosing scope's (`options`), setting by setting.
+        let options = match options {
+            Some(outer) => outer.then(own),
+            None => own,
+        };
+        operation.send_with(Some(options))
     }
 }

@@ -118,6 +118,17 @@ pub(crate) fn transport_retryable(idempotent: bool, error: &reqwest::Error) -> R
     }
 }
 
+/// Whether a call whose success answer broke off while its body was read (the connection
+/// closed before the declared length, a chunked body ended early, the attempt's timeout
+/// passed) may be repeated: the service acted on the request, so only an idempotent operation.
+pub(crate) fn body_retryable(idempotent: bool) -> Retryable {
+    if idempotent {
+        Retryable::Yes { not_before: None }
+    } else {
+        Retryable::No
+    }
+}
+
 /// Whether a response status may be repeated: only for idempotent operations.
 pub(crate) fn status_retryable(
     idempotent: bool,

@@ -1,7 +1,8 @@
 //! What the generated types decode, end to end: the client generated from the generator's test
 //! document `codegen/tests/data/decode-shapes.yaml` (every polymorphic shape ASP.NET Core and
 //! Swashbuckle publish, and an object keeping unknown members), compiled here and served by a
-//! loopback stub through the client's own hooks (`decoding/unions.rs`); a vendor release of
+//! loopback stub through the client's own runtime (`runtime::send`, which the generated code
+//! calls: the same token, attempts, retries and errors; `decoding/unions.rs`); a vendor release of
 //! today's description that adds a polymorphic member, generated and served the same way
 //! (`decoding/rehearsal.rs`); and the memory one decode takes, counted by an allocator
 //! (`decoding/memory.rs`).
@@ -24,7 +25,7 @@ mod decoding {
 }
 
 // What the generated code reaches as `crate::...` inside the client crate.
-pub use creditdata_client::{Error, Result, call_options, email, json, operation, runtime};
+pub use creditdata_client::{Error, Result, call_options, email, json, limits, operation, runtime};
 
 // Formatted by the generator, never by rustfmt; the generator's allowances, as in the client's
 // `lib.rs`. `cargo xtask regen` writes both files (`TEST_CLIENTS`, `RELEASE_CLIENT`).
@@ -53,44 +54,6 @@ mod generated;
 )]
 #[path = "decoding/release.rs"]
 mod release;
-
-/// A generated client of another description goes through the same hooks as the real one
-/// (token, attempts, retries, errors): each call is handed to a `creditdata_client::Client`
-/// made of the same parts.
-macro_rules! through_the_client_hooks {
-    ($client:ty) => {
-        impl progenitor_client::ClientHooks<runtime::ClientState> for $client {
-            async fn exec(
-                &self,
-                request: reqwest::Request,
-                info: &progenitor_client::OperationInfo,
-            ) -> reqwest::Result<reqwest::Response> {
-                real(self).exec(request, info).await
-            }
-
-            async fn post<E>(
-                &self,
-                result: &reqwest::Result<reqwest::Response>,
-                info: &progenitor_client::OperationInfo,
-            ) -> std::result::Result<(), progenitor_client::Error<E>> {
-                real(self).post(result, info).await
-            }
-        }
-    };
-}
-
-through_the_client_hooks!(generated::Client);
-through_the_client_hooks!(release::Client);
-
-fn real<C: progenitor_client::ClientInfo<runtime::ClientState>>(
-    client: &C,
-) -> creditdata_client::Client {
-    creditdata_client::Client::new_with_client(
-        client.baseurl(),
-        client.client().clone(),
-        client.inner().clone(),
-    )
-}
 
 /// The parts of a real client (state, HTTP client) against `base_url`, for a generated client
 /// of another description.

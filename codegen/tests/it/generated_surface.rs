@@ -117,21 +117,34 @@ fn generated_code_has_its_header_and_a_builder_per_operation() {
     }
 }
 
-/// What `codegen/src/lean_requests.rs` leaves behind when it understood every `send()`: no URL
-/// `format!`, no header map of its own, no path value made text through a `String`. A new
+/// What `codegen/src/lean_requests.rs` and `call_methods.rs` leave behind when they understood
+/// every `send()`: each became a `send_with()` that ends in the runtime's one door (no hooks, no
+/// status arms), with no URL `format!`, no header map of its own, no path value made text
+/// through a `String`. A new
 /// progenitor whose code the pass no longer recognizes still generates a correct client, but a
 /// slower one: this test is where that shows.
 #[test]
 fn every_request_is_built_the_lean_way() {
     let (_, generated) = workspace_file("generated-client/src/generated.rs");
     let compact: String = generated.split_whitespace().collect();
-    let sends = compact.matches("pubasyncfnsend(").count();
+    let sends = compact.matches("pubasyncfnsend_with(").count();
     assert_eq!(
         sends,
         operations(&effective_document()).len(),
-        "one send() per operation"
+        "one send_with() per operation"
+    );
+    assert_eq!(
+        compact.matches("crate::runtime::send::<").count(),
+        sends,
+        "each send_with() ends in the one door"
     );
     for left in [
+        "pubasyncfnsend(",
+        "OperationInfo{",
+        "client.pre(",
+        "client.exec(",
+        "Error::ErrorResponse",
+        "ResponseValue::from_response",
         "format!(\"{}/",
         "HeaderMap::with_capacity",
         ".headers(header_map)",

@@ -58,7 +58,7 @@ use std::task::{Context, Poll, ready};
 use bytes::Bytes;
 use futures_util::Stream;
 use progenitor_client::{ByteStream, ResponseValue};
-use reqwest::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{CONTENT_DISPOSITION, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 #[cfg(feature = "downloads")]
 use uuid::Uuid;
@@ -110,12 +110,21 @@ impl fmt::Debug for Download {
 }
 
 impl Download {
-    /// Wraps a streamed success response (what a generated builder's `send()` returns for a
+    /// Wraps a streamed success response (progenitor's `ResponseValue` of a
     /// binary operation). Prefer [`DownloadExt::download`], which also names the operation in
     /// errors.
     pub fn from_response(response: ResponseValue<ByteStream>) -> Download {
         let headers = response.headers().clone();
-        let content_length = response.content_length();
+        Download::from_parts(response.into_inner(), headers)
+    }
+
+    /// A streamed success answer from its unread body and its headers (what the runtime's
+    /// one door returns for a byte stream).
+    pub(crate) fn from_parts(body: ByteStream, headers: HeaderMap) -> Download {
+        let content_length = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
         let content_type = headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -132,7 +141,7 @@ impl Download {
             content_type,
             file_name,
             content_length,
-            body: response.into_inner(),
+            body,
             progress: None,
         }
     }
@@ -459,13 +468,10 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
     fn download(self) -> impl Future<Output = Result<Download>> + Send
     where
         Self: Send,
-        Self::ErrorBody: serde::Serialize,
     {
         async move {
-            match self.send().await {
-                Ok(response) => Ok(Download::from_response(response).named(Self::META.id)),
-                Err(error) => Err(Error::from(error).with_operation(Self::META.id)),
-            }
+            let answer = self.call_with_response().await?;
+            Ok(Download::from_parts(answer.body, answer.headers).named(Self::META.id))
         }
     }
 
@@ -478,7 +484,6 @@ pub trait DownloadExt: Operation<Output = ByteStream> {
     ) -> impl Future<Output = Result<SavedFile>> + Send
     where
         Self: Send,
-        Self::ErrorBody: serde::Serialize,
     {
         async move { self.download().await?.save(path).await }
     }

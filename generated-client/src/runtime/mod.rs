@@ -1,29 +1,29 @@
-//! The state every generated `Client` carries, and its `ClientHooks`: authentication, retries,
-//! timeouts, error capture and tracing for every call.
+//! The state every generated `Client` carries and the one door every call goes through:
+//! authentication, retries, timeouts, errors and tracing for every call.
 //!
-//! progenitor calls `pre`, `exec` and `post` around each request. Everything happens in `exec`,
-//! which owns the request: it adds the bearer token, sends, retries what the
-//! [`RetryPolicy`](crate::retry::RetryPolicy) allows, refreshes the token once after a 401, and turns every failure (an
-//! error status, a transport failure, no token) into a typed [`Error`](crate::Error). progenitor's hooks can only return responses, so the error travels in the
-//! extensions of a synthesized response that `post` hands back as `Error::UnexpectedResponse`;
-//! `From<progenitor_client::Error<_>> for Error` unpacks it. The generated code therefore never
-//! decodes an error body itself: body-less 401/403/404/500s and HTML pages from proxies keep
-//! their status and body.
+//! Each generated builder's `send_with()` builds its request (URL, headers, body, with the
+//! request limits checked on its typed values first: `crate::limits`) and ends in one call,
+//! [`send`], with its operation's metadata (`Self::META`), the client's state and the call's
+//! options. `send` owns the request: it adds the bearer token, sends, retries what the
+//! [`RetryPolicy`](crate::retry::RetryPolicy) allows, refreshes the token once after a 401,
+//! reads the success body and decodes it as the operation's [`Answer`] says, and returns the
+//! typed value with the final status, headers and attempts, or every failure (an error
+//! status, a transport failure, no token, a body that does not decode) as a typed
+//! [`Error`](crate::Error) naming the operation. Body-less 401/403/404/500s and HTML pages from
+//! proxies keep their status and body. Nothing here calls back into the generated code.
 //!
-//! A call made with options ([`crate::call_options`]) is read from a task-local once, at the
-//! start of `exec`: its headers are added (or the call refused), its retry policy replaces the
-//! client's, and its deadline bounds the whole loop and, through each attempt's request
-//! timeout, the body read afterwards. A call without options pays one task-local lookup.
+//! A call made with options ([`crate::call_options`]) gets them as an argument: its headers are
+//! added (or the call refused), its retry policy replaces the client's, and its deadline bounds
+//! the whole loop and, through each attempt's request timeout, the body read.
 //!
 //! # Success bodies
 //!
-//! A success body is read by the generated code after `exec` returns. For JSON calls the
-//! per-attempt timeout ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout))
-//! still covers it (reqwest applies a request's timeout to its body). A JSON body that breaks
-//! off half-way is reported ([`Error::Transport`](crate::Error::Transport) or [`Error::Timeout`](crate::Error::Timeout)) but not retried:
-//! reading it inside `exec` to make that retryable, and handing the generated code a rebuilt
-//! response, was measured to cost 4–5 % per call against a hand-written `reqwest` call
-//! (`benches/client_overhead.rs`), more than this rare case is worth.
+//! A JSON success body is read inside its attempt, under the per-attempt timeout
+//! ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout)): a body that
+//! breaks off half-way (a connection closed before its `Content-Length`, a chunked body that
+//! ends early) is a failed attempt, retried for an idempotent operation like any transient
+//! failure and counted in the attempts. A byte stream is handed over unread
+//! ([`Answer`] `Streamed`): its reader bounds it.
 //!
 //! # Limits and redirects
 //!
@@ -63,13 +63,17 @@
 //!
 //! With the feature `opentelemetry`, the same places also report to OpenTelemetry (a call span,
 //! a `CLIENT` span per attempt with its `traceparent` sent, the metrics): `crate::telemetry`,
-//! called from `hooks.rs` at a call's start and end and around each attempt.
+//! called from `call.rs` at a call's start and end and around each attempt.
 
-mod hooks;
+mod call;
+mod client;
 mod path;
 mod redirect;
 mod state;
 
+pub(crate) use call::access_token;
+#[doc(hidden)]
+pub use call::{Answer, Body, Json, NoBody, Read, Streamed, invalid_request, send, unbuilt};
 #[doc(hidden)]
 pub use path::path_segment;
 pub use redirect::same_origin_redirects;

@@ -17,16 +17,15 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 /// cannot be one (see the [module documentation](self)). `reserved` lists the literal segments
 /// other operations have at this parameter's place in the path (compared ignoring ASCII case,
 /// as the service's routing does). The generated code calls this for every path parameter.
-// The generated `send()` returns progenitor's error type, large as it is: `?` needs this one.
+// The client's `Error`, which the generated `send_with()` returns with `?`.
 // Public but hidden: plumbing of the generated code, which a client generated from another
 // description (the tests' `tests/decoding/release.rs`) calls from outside the crate.
 #[doc(hidden)]
-#[allow(clippy::result_large_err)]
-pub fn path_segment<'v, E>(
+pub fn path_segment<'v>(
     parameter: &'static str,
     value: &'v str,
     reserved: &[&str],
-) -> Result<Cow<'v, str>, progenitor_client::Error<E>> {
+) -> Result<Cow<'v, str>, crate::Error> {
     // The common case (a UUID, a plain id) in one pass over the bytes, borrowed as it is:
     // every byte unreserved means nothing to encode and no `/`, `\`, `%` or control character.
     if !value.is_empty()
@@ -67,10 +66,13 @@ pub fn path_segment<'v, E>(
         None => Ok(Cow::Owned(
             utf8_percent_encode(value, PATH_SEGMENT).to_string(),
         )),
-        Some(problem) => Err(progenitor_client::Error::InvalidRequest(format!(
-            "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
+        Some(problem) => Err(crate::Error::InvalidRequest {
+            operation: None,
+            message: format!(
+                "path parameter `{parameter}` {problem}; an id must stay one path segment, so the \
              request was not sent"
-        ))),
+            ),
+        }),
     }
 }
 
@@ -83,7 +85,7 @@ fn is_unreserved(byte: u8) -> bool {
 mod tests {
     use super::*;
 
-    type Segment<'v> = Result<Cow<'v, str>, progenitor_client::Error<()>>;
+    type Segment<'v> = Result<Cow<'v, str>, crate::Error>;
 
     #[test]
     fn plain_ids_pass_as_they_are_and_others_are_encoded_or_refused() {
@@ -97,7 +99,7 @@ mod tests {
         for refused in ["", ".", "..", "a/b", "a\\b", "a%2e", "a\nb"] {
             let segment: Segment = path_segment("id", refused, &[]);
             assert!(
-                matches!(segment, Err(progenitor_client::Error::InvalidRequest(_))),
+                matches!(segment, Err(crate::Error::InvalidRequest { .. })),
                 "{refused:?}"
             );
         }
@@ -105,7 +107,7 @@ mod tests {
             path_segment("account_statement_id", "Transactions", &["transactions"]);
         assert!(matches!(
             segment,
-            Err(progenitor_client::Error::InvalidRequest(m)) if m.contains("literal segment `transactions`")
+            Err(crate::Error::InvalidRequest { message: m, .. }) if m.contains("literal segment `transactions`")
         ));
     }
 }

@@ -3024,13 +3024,6 @@ impl ClientInfo<crate::runtime::ClientState> for Client {
         &self.inner
     }
 }
-const _: () = {
-    #[allow(dead_code)]
-    fn assert_client_hooks()
-    where
-        Client: ClientHooks<crate::runtime::ClientState>,
-    {}
-};
 impl Client {
     /**A `oneOf` of three with a `$type` discriminator and a mapping (Swashbuckle)
 
@@ -3126,11 +3119,12 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/incomes`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::IncomesResponse>, Error<()>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::IncomesResponse>> {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/incomes"].concat();
             #[allow(unused_mut)]
@@ -3147,18 +3141,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_incomes",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::IncomesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3203,13 +3198,15 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/forecasts`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<::std::vec::Vec<types::WeatherForecastBase>>,
-            Error<()>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<
+                ::std::vec::Vec<types::WeatherForecastBase>,
+            >,
         > {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/forecasts"].concat();
@@ -3227,18 +3224,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_forecasts",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<::std::vec::Vec<types::WeatherForecastBase>>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3285,11 +3283,12 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/pet`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::GetPetResponse>, Error<()>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::GetPetResponse>> {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/pet"].concat();
             #[allow(unused_mut)]
@@ -3306,18 +3305,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_pet",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::GetPetResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3362,13 +3362,15 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/shapes`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<::std::vec::Vec<types::GetShapesResponseItem>>,
-            Error<()>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<
+                ::std::vec::Vec<types::GetShapesResponseItem>,
+            >,
         > {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/shapes"].concat();
@@ -3386,18 +3388,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_shapes",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<::std::vec::Vec<types::GetShapesResponseItem>>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3444,11 +3447,12 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/values`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::ValuesResponse>, Error<()>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::ValuesResponse>> {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/values"].concat();
             #[allow(unused_mut)]
@@ -3465,18 +3469,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_values",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::ValuesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3521,9 +3526,12 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/padded`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(self) -> Result<ResponseValue<types::PaddedItem>, Error<()>> {
+        pub async fn send_with(
+            self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::PaddedItem>> {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/padded"].concat();
             #[allow(unused_mut)]
@@ -3540,18 +3548,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_padded",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::PaddedItem>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3655,20 +3664,6 @@ pub mod operations {
             response: crate::operation::ResponseKind::Json,
         },
     ];
-    /// The operation whose generated method is `rust_name` (progenitor's operation id).
-    pub fn by_rust_name(
-        rust_name: &str,
-    ) -> Option<&'static crate::operation::OperationMeta> {
-        match rust_name {
-            "get_incomes" => Some(&ALL[0usize]),
-            "get_forecasts" => Some(&ALL[1usize]),
-            "get_pet" => Some(&ALL[2usize]),
-            "get_shapes" => Some(&ALL[3usize]),
-            "get_values" => Some(&ALL[4usize]),
-            "get_padded" => Some(&ALL[5usize]),
-            _ => None,
-        }
-    }
     /// The `api-version` header the operation whose operationId is `id` sends: the
     /// version it was first generated with (its behaviour pin), which a vendor release
     /// does not move.
@@ -3685,120 +3680,74 @@ pub mod operations {
     }
     impl<'a> crate::operation::Operation for super::builder::GetIncomes<'a> {
         type Output = types::IncomesResponse;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetIncomes::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::IncomesResponse>(body)
+            super::builder::GetIncomes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetForecasts<'a> {
         type Output = ::std::vec::Vec<types::WeatherForecastBase>;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetForecasts::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                ::std::vec::Vec<types::WeatherForecastBase>,
-            >(body)
+            super::builder::GetForecasts::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPet<'a> {
         type Output = types::GetPetResponse;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetPet::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::GetPetResponse>(body)
+            super::builder::GetPet::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetShapes<'a> {
         type Output = ::std::vec::Vec<types::GetShapesResponseItem>;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetShapes::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                ::std::vec::Vec<types::GetShapesResponseItem>,
-            >(body)
+            super::builder::GetShapes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetValues<'a> {
         type Output = types::ValuesResponse;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetValues::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::ValuesResponse>(body)
+            super::builder::GetValues::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPadded<'a> {
         type Output = types::PaddedItem;
-        type ErrorBody = ();
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetPadded::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::PaddedItem>(body)
+            super::builder::GetPadded::send_with(self, options)
         }
     }
 }

@@ -9482,13 +9482,6 @@ impl ClientInfo<crate::runtime::ClientState> for Client {
         &self.inner
     }
 }
-const _: () = {
-    #[allow(dead_code)]
-    fn assert_client_hooks()
-    where
-        Client: ClientHooks<crate::runtime::ClientState>,
-    {}
-};
 impl Client {
     /**Searches the Sessions of the authenticated client
 
@@ -10199,14 +10192,12 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::SessionsResponse>,
-            Error<types::ProblemDetails>,
-        > {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::SessionsResponse>> {
             let Self {
                 client,
                 country_code,
@@ -10220,18 +10211,30 @@ pub mod builder {
                 subject_full_name,
                 take,
             } = self;
-            let country_code = country_code.map_err(Error::InvalidRequest)?;
-            let created_by_name = created_by_name.map_err(Error::InvalidRequest)?;
-            let created_from_utc = created_from_utc.map_err(Error::InvalidRequest)?;
-            let created_to_utc = created_to_utc.map_err(Error::InvalidRequest)?;
+            let country_code = country_code.map_err(crate::runtime::invalid_request)?;
+            let created_by_name = created_by_name
+                .map_err(crate::runtime::invalid_request)?;
+            let created_from_utc = created_from_utc
+                .map_err(crate::runtime::invalid_request)?;
+            let created_to_utc = created_to_utc
+                .map_err(crate::runtime::invalid_request)?;
             let customer_progress_status = customer_progress_status
-                .map_err(Error::InvalidRequest)?;
+                .map_err(crate::runtime::invalid_request)?;
             let organizational_unit_name = organizational_unit_name
-                .map_err(Error::InvalidRequest)?;
-            let skip = skip.map_err(Error::InvalidRequest)?;
-            let subject_email = subject_email.map_err(Error::InvalidRequest)?;
-            let subject_full_name = subject_full_name.map_err(Error::InvalidRequest)?;
-            let take = take.map_err(Error::InvalidRequest)?;
+                .map_err(crate::runtime::invalid_request)?;
+            let skip = skip.map_err(crate::runtime::invalid_request)?;
+            let subject_email = subject_email.map_err(crate::runtime::invalid_request)?;
+            let subject_full_name = subject_full_name
+                .map_err(crate::runtime::invalid_request)?;
+            let take = take.map_err(crate::runtime::invalid_request)?;
+            crate::limits::check_range(
+                "GetSessions",
+                "Skip",
+                &skip,
+                0i64,
+                2147483647i64,
+            )?;
+            crate::limits::check_range("GetSessions", "Take", &take, 1i64, 100i64)?;
             let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
             #[allow(unused_mut)]
             let mut request = client
@@ -10286,53 +10289,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_sessions",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::SessionsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10400,17 +10369,19 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
             let Self { client, body } = self;
             let body = body
                 .and_then(|v| {
                     types::CreateSessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
-                .map_err(Error::InvalidRequest)?;
+                .map_err(crate::runtime::invalid_request)?;
+            crate::limits::check_body("CreateSession", &body)?;
             let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
             #[allow(unused_mut)]
             let mut request = client
@@ -10427,53 +10398,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "create_session",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::Session>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[201u16..=201u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10532,14 +10469,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -10568,53 +10506,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_session",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::Session>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10694,14 +10598,15 @@ pub mod builder {
             self
         }
         ///Sends a `PATCH` request to `/v1/sessions/{sessionId}`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
             let Self { client, session_id, body } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -10712,7 +10617,8 @@ pub mod builder {
                 .and_then(|v| {
                     types::UpdateSessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
-                .map_err(Error::InvalidRequest)?;
+                .map_err(crate::runtime::invalid_request)?;
+            crate::limits::check_body("UpdateSession", &body)?;
             let url = [
                 client.baseurl.as_str(),
                 "/v1/sessions/",
@@ -10736,53 +10642,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "update_session",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::Session>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10841,14 +10713,15 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-input-deadline`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::Session>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -10878,53 +10751,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "extend_customer_input_deadline",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::Session>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[201u16..=201u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10983,14 +10822,15 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-notification`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<::serde_json::Value>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<::serde_json::Value>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11020,53 +10860,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "resend_customer_notification",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<::serde_json::Value>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=299u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11129,17 +10935,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::InputRequirementsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::InputRequirementsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11169,53 +10975,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_input_requirements",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::InputRequirementsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11278,14 +11050,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11309,53 +11082,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_pdf_report",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11414,17 +11153,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<::std::vec::Vec<types::SourceFile>>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<::std::vec::Vec<types::SourceFile>>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11454,53 +11193,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_source_files",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<::std::vec::Vec<types::SourceFile>>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11579,14 +11284,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::SourceFile>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::SourceFile>> {
             let Self { client, session_id, source_file_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11594,7 +11300,7 @@ pub mod builder {
                     },
                 ))?;
             let source_file_id = source_file_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "source_file_id was not initialized".to_string()
                     } else {
@@ -11627,53 +11333,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_source_file",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::SourceFile>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11750,17 +11422,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}/content`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::SourceFileContent>,
-            Error<types::ProblemDetails>,
-        > {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::SourceFileContent>> {
             let Self { client, session_id, source_file_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -11768,7 +11438,7 @@ pub mod builder {
                     },
                 ))?;
             let source_file_id = source_file_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "source_file_id was not initialized".to_string()
                     } else {
@@ -11802,53 +11472,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_source_file_content",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::SourceFileContent>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11893,13 +11529,13 @@ pub mod builder {
             Self { client: client }
         }
         ///Sends a `GET` request to `/v1/consumer/packages`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::ConsumerPackagesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::ConsumerPackagesResponse>,
         > {
             let Self { client } = self;
             let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
@@ -11917,53 +11553,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_consumer_packages",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::ConsumerPackagesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12026,17 +11628,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::AccountStatementsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::AccountStatementsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12066,53 +11668,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_account_statements",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::AccountStatementsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12175,14 +11743,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactions/excel`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12206,53 +11775,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_account_statement_transactions_excel",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12325,14 +11860,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id, account_statement_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12340,7 +11876,7 @@ pub mod builder {
                     },
                 ))?;
             let account_statement_id = account_statement_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "account_statement_id was not initialized".to_string()
                     } else {
@@ -12370,53 +11906,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_account_statement_excel",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12475,17 +11977,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::AttachmentsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::AttachmentsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12515,53 +12017,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_attachments",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::AttachmentsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12638,14 +12106,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id, attachment_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12653,7 +12122,7 @@ pub mod builder {
                     },
                 ))?;
             let attachment_id = attachment_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "attachment_id was not initialized".to_string()
                     } else {
@@ -12679,53 +12148,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_attachment_content",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12784,17 +12219,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::CategorizationsSummaryResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::CategorizationsSummaryResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12824,53 +12259,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_categorizations_summary",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::CategorizationsSummaryResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12937,17 +12338,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::CategorizationsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::CategorizationsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -12977,53 +12378,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_categorizations",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::CategorizationsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13086,17 +12453,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::CourtAndInsolvenciesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::CourtAndInsolvenciesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13126,53 +12493,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_court_and_insolvencies",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::CourtAndInsolvenciesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13235,17 +12568,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::IdentityVerificationsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::IdentityVerificationsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13275,53 +12608,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_identity_verifications",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::IdentityVerificationsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13398,17 +12697,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::IdentityVerificationImagesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::IdentityVerificationImagesResponse>,
         > {
             let Self { client, session_id, verification_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13416,7 +12715,7 @@ pub mod builder {
                     },
                 ))?;
             let verification_id = verification_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "verification_id was not initialized".to_string()
                     } else {
@@ -13452,53 +12751,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_identity_verification_images",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::IdentityVerificationImagesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13589,14 +12854,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id, verification_id, image_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13604,7 +12870,7 @@ pub mod builder {
                     },
                 ))?;
             let verification_id = verification_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "verification_id was not initialized".to_string()
                     } else {
@@ -13612,7 +12878,7 @@ pub mod builder {
                     },
                 ))?;
             let image_id = image_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "image_id was not initialized".to_string()
                     } else {
@@ -13644,53 +12910,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_identity_verification_image_content",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13749,17 +12981,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::ImmovablesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::ImmovablesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13789,53 +13021,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_immovables",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::ImmovablesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13898,17 +13096,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::LegalEntitiesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::LegalEntitiesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -13938,53 +13136,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_legal_entities",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::LegalEntitiesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14047,17 +13211,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::MetricsResponse>,
-            Error<types::ProblemDetails>,
-        > {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::MetricsResponse>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14087,53 +13249,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_metrics",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::MetricsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14196,17 +13324,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::NegativeTradelinesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::NegativeTradelinesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14236,53 +13364,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_negative_tradelines",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::NegativeTradelinesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14345,17 +13439,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::PersonDetailsResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::PersonDetailsResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14385,53 +13479,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_person_details",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::PersonDetailsResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14494,17 +13554,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::PositiveTradelinesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::PositiveTradelinesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14534,53 +13594,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_positive_tradelines",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::PositiveTradelinesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14643,17 +13669,17 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<
-            ResponseValue<types::RegistryIncomesResponse>,
-            Error<types::ProblemDetails>,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<
+            crate::call_options::CallResponse<types::RegistryIncomesResponse>,
         > {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14683,53 +13709,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_registry_incomes",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::RegistryIncomesResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14792,14 +13784,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<types::ScoresResponse>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<types::ScoresResponse>> {
             let Self { client, session_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14829,53 +13822,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_scores",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Json<types::ScoresResponse>,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14952,14 +13911,15 @@ pub mod builder {
             self
         }
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`
-        ///progenitor's own `send()`, for code that needs its `ResponseValue` (status and headers of a success). Errors are progenitor's: prefer `call()`, which returns [`crate::Error`] naming the operation.
+        ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send(
+        pub async fn send_with(
             self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::ProblemDetails>> {
+            options: ::std::option::Option<crate::call_options::CallOptions>,
+        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
             let Self { client, session_id, account_statement_id } = self;
             let session_id = session_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "session_id was not initialized".to_string()
                     } else {
@@ -14967,7 +13927,7 @@ pub mod builder {
                     },
                 ))?;
             let account_statement_id = account_statement_id
-                .map_err(|why: ::std::string::String| Error::InvalidRequest(
+                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
                     if why.is_empty() {
                         "account_statement_id was not initialized".to_string()
                     } else {
@@ -14997,53 +13957,19 @@ pub mod builder {
                     const { ::reqwest::header::HeaderName::from_static("api-version") },
                     const { ::reqwest::header::HeaderValue::from_static("1.0") },
                 )
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "get_account_statement_tsv",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .build()
+                .map_err(crate::runtime::unbuilt)?;
+            crate::runtime::send::<
+                crate::runtime::Streamed,
+            >(
+                    &client.client,
+                    &client.inner,
+                    <Self as crate::operation::Operation>::META,
+                    &[200u16..=200u16],
+                    request,
+                    options,
+                )
+                .await
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -15405,46 +14331,6 @@ pub mod operations {
             response: crate::operation::ResponseKind::Stream,
         },
     ];
-    /// The operation whose generated method is `rust_name` (progenitor's operation id).
-    pub fn by_rust_name(
-        rust_name: &str,
-    ) -> Option<&'static crate::operation::OperationMeta> {
-        match rust_name {
-            "get_sessions" => Some(&ALL[0usize]),
-            "create_session" => Some(&ALL[1usize]),
-            "get_session" => Some(&ALL[2usize]),
-            "update_session" => Some(&ALL[3usize]),
-            "extend_customer_input_deadline" => Some(&ALL[4usize]),
-            "resend_customer_notification" => Some(&ALL[5usize]),
-            "get_input_requirements" => Some(&ALL[6usize]),
-            "get_pdf_report" => Some(&ALL[7usize]),
-            "get_source_files" => Some(&ALL[8usize]),
-            "get_source_file" => Some(&ALL[9usize]),
-            "get_source_file_content" => Some(&ALL[10usize]),
-            "get_consumer_packages" => Some(&ALL[11usize]),
-            "get_account_statements" => Some(&ALL[12usize]),
-            "get_account_statement_transactions_excel" => Some(&ALL[13usize]),
-            "get_account_statement_excel" => Some(&ALL[14usize]),
-            "get_attachments" => Some(&ALL[15usize]),
-            "get_attachment_content" => Some(&ALL[16usize]),
-            "get_categorizations_summary" => Some(&ALL[17usize]),
-            "get_categorizations" => Some(&ALL[18usize]),
-            "get_court_and_insolvencies" => Some(&ALL[19usize]),
-            "get_identity_verifications" => Some(&ALL[20usize]),
-            "get_identity_verification_images" => Some(&ALL[21usize]),
-            "get_identity_verification_image_content" => Some(&ALL[22usize]),
-            "get_immovables" => Some(&ALL[23usize]),
-            "get_legal_entities" => Some(&ALL[24usize]),
-            "get_metrics" => Some(&ALL[25usize]),
-            "get_negative_tradelines" => Some(&ALL[26usize]),
-            "get_person_details" => Some(&ALL[27usize]),
-            "get_positive_tradelines" => Some(&ALL[28usize]),
-            "get_registry_incomes" => Some(&ALL[29usize]),
-            "get_scores" => Some(&ALL[30usize]),
-            "get_account_statement_tsv" => Some(&ALL[31usize]),
-            _ => None,
-        }
-    }
     /// The `api-version` header the operation whose operationId is `id` sends: the
     /// version it was first generated with (its behaviour pin), which a vendor release
     /// does not move.
@@ -15487,616 +14373,399 @@ pub mod operations {
     }
     impl<'a> crate::operation::Operation for super::builder::GetSessions<'a> {
         type Output = types::SessionsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetSessions::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::SessionsResponse>(body)
+            super::builder::GetSessions::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::CreateSession<'a> {
         type Output = types::Session;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::CreateSession::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::Session>(body)
+            super::builder::CreateSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSession<'a> {
         type Output = types::Session;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetSession::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::Session>(body)
+            super::builder::GetSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::UpdateSession<'a> {
         type Output = types::Session;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::UpdateSession::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::Session>(body)
+            super::builder::UpdateSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::ExtendCustomerInputDeadline<'a> {
         type Output = types::Session;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::ExtendCustomerInputDeadline::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::Session>(body)
+            super::builder::ExtendCustomerInputDeadline::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::ResendCustomerNotification<'a> {
         type Output = ::serde_json::Value;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::ResendCustomerNotification::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<::serde_json::Value>(body)
+            super::builder::ResendCustomerNotification::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetInputRequirements<'a> {
         type Output = types::InputRequirementsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[6usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetInputRequirements::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::InputRequirementsResponse,
-            >(body)
+            super::builder::GetInputRequirements::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPdfReport<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[7usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetPdfReport::send(self)
+            super::builder::GetPdfReport::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFiles<'a> {
         type Output = ::std::vec::Vec<types::SourceFile>;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[8usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetSourceFiles::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                ::std::vec::Vec<types::SourceFile>,
-            >(body)
+            super::builder::GetSourceFiles::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFile<'a> {
         type Output = types::SourceFile;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[9usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetSourceFile::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::SourceFile>(body)
+            super::builder::GetSourceFile::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFileContent<'a> {
         type Output = types::SourceFileContent;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[10usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetSourceFileContent::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::SourceFileContent>(body)
+            super::builder::GetSourceFileContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetConsumerPackages<'a> {
         type Output = types::ConsumerPackagesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[11usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetConsumerPackages::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::ConsumerPackagesResponse,
-            >(body)
+            super::builder::GetConsumerPackages::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAccountStatements<'a> {
         type Output = types::AccountStatementsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[12usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAccountStatements::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::AccountStatementsResponse,
-            >(body)
+            super::builder::GetAccountStatements::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetAccountStatementTransactionsExcel<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[13usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAccountStatementTransactionsExcel::send(self)
+            super::builder::GetAccountStatementTransactionsExcel::send_with(
+                self,
+                options,
+            )
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetAccountStatementExcel<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[14usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAccountStatementExcel::send(self)
+            super::builder::GetAccountStatementExcel::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAttachments<'a> {
         type Output = types::AttachmentsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[15usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAttachments::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::AttachmentsResponse>(body)
+            super::builder::GetAttachments::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAttachmentContent<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[16usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAttachmentContent::send(self)
+            super::builder::GetAttachmentContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetCategorizationsSummary<'a> {
         type Output = types::CategorizationsSummaryResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[17usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetCategorizationsSummary::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::CategorizationsSummaryResponse,
-            >(body)
+            super::builder::GetCategorizationsSummary::send_with(self, options)
         }
     }
     #[allow(deprecated)]
     impl<'a> crate::operation::Operation for super::builder::GetCategorizations<'a> {
         type Output = types::CategorizationsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[18usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetCategorizations::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::CategorizationsResponse>(body)
+            super::builder::GetCategorizations::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetCourtAndInsolvencies<'a> {
         type Output = types::CourtAndInsolvenciesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[19usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetCourtAndInsolvencies::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::CourtAndInsolvenciesResponse,
-            >(body)
+            super::builder::GetCourtAndInsolvencies::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerifications<'a> {
         type Output = types::IdentityVerificationsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[20usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetIdentityVerifications::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::IdentityVerificationsResponse,
-            >(body)
+            super::builder::GetIdentityVerifications::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerificationImages<'a> {
         type Output = types::IdentityVerificationImagesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[21usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetIdentityVerificationImages::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::IdentityVerificationImagesResponse,
-            >(body)
+            super::builder::GetIdentityVerificationImages::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerificationImageContent<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[22usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetIdentityVerificationImageContent::send(self)
+            super::builder::GetIdentityVerificationImageContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetImmovables<'a> {
         type Output = types::ImmovablesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[23usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetImmovables::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::ImmovablesResponse>(body)
+            super::builder::GetImmovables::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetLegalEntities<'a> {
         type Output = types::LegalEntitiesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[24usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetLegalEntities::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::LegalEntitiesResponse>(body)
+            super::builder::GetLegalEntities::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetMetrics<'a> {
         type Output = types::MetricsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[25usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetMetrics::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::MetricsResponse>(body)
+            super::builder::GetMetrics::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetNegativeTradelines<'a> {
         type Output = types::NegativeTradelinesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[26usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetNegativeTradelines::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::NegativeTradelinesResponse,
-            >(body)
+            super::builder::GetNegativeTradelines::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPersonDetails<'a> {
         type Output = types::PersonDetailsResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[27usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetPersonDetails::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::PersonDetailsResponse>(body)
+            super::builder::GetPersonDetails::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPositiveTradelines<'a> {
         type Output = types::PositiveTradelinesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[28usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetPositiveTradelines::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<
-                types::PositiveTradelinesResponse,
-            >(body)
+            super::builder::GetPositiveTradelines::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetRegistryIncomes<'a> {
         type Output = types::RegistryIncomesResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[29usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetRegistryIncomes::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::RegistryIncomesResponse>(body)
+            super::builder::GetRegistryIncomes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetScores<'a> {
         type Output = types::ScoresResponse;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[30usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetScores::send(self)
-        }
-        #[inline]
-        fn locate_decode_error(body: &[u8]) -> Option<String> {
-            crate::operation::locate_decode_error::<types::ScoresResponse>(body)
+            super::builder::GetScores::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAccountStatementTsv<'a> {
         type Output = ByteStream;
-        type ErrorBody = types::ProblemDetails;
         const META: &'static crate::operation::OperationMeta = &ALL[31usize];
-        fn send(
+        fn send_with(
             self,
+            options: ::std::option::Option<crate::call_options::CallOptions>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                super::ResponseValue<Self::Output>,
-                super::Error<Self::ErrorBody>,
-            >,
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
-            super::builder::GetAccountStatementTsv::send(self)
+            super::builder::GetAccountStatementTsv::send_with(self, options)
         }
     }
 }

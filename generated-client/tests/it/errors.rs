@@ -32,16 +32,15 @@ async fn a_body_less_404_is_an_api_error_naming_the_operation() {
     let server = answering("GET", ResponseTemplate::new(404)).await;
     let client = builder(&server).build().unwrap();
 
-    // Through the generated `send()` and `?`, and through `call()`: the same error.
-    let sent = client
+    // Through `call()` and `call_with_response()`: the same error.
+    let called = session_error(&client).await;
+    let with_response = client
         .get_session()
         .session_id(session_id())
-        .send()
+        .call_with_response()
         .await
-        .map_err(Error::from)
         .unwrap_err();
-    let called = session_error(&client).await;
-    for error in [sent, called] {
+    for error in [called, with_response] {
         let api = api_error(&error);
         assert_eq!(api.status.as_u16(), 404);
         assert_eq!(api.operation, Some("GetSession"));
@@ -254,15 +253,14 @@ async fn a_decode_error_names_the_operation_the_path_and_a_snippet() {
     );
     assert!(!message.contains("826"), "{message}");
 
-    // `send()` and `?` cannot know the path; the failure is still a decode error.
+    // `call_with_response()` reports the same failure, path included.
     let error = client
         .get_session()
         .session_id(session_id())
-        .send()
+        .call_with_response()
         .await
-        .map_err(Error::from)
         .unwrap_err();
-    assert!(matches!(error, Error::Decode(_)), "{error:?}");
+    assert_eq!(error.to_string(), message);
 }
 
 #[tokio::test]

@@ -300,3 +300,27 @@ pub fn plain_client(base_url: &str) -> Client {
         .build()
         .unwrap()
 }
+
+/// Sends `request` as `meta`'s call through the client's one door (`runtime::send`, where every
+/// generated `send_with()` ends), its success body left unread: what tests of every operation
+/// of the metadata use.
+pub async fn through_the_door(
+    client: &Client,
+    meta: &'static creditdata_client::operation::OperationMeta,
+    request: reqwest::Request,
+    options: Option<creditdata_client::call_options::CallOptions>,
+) -> Result<
+    creditdata_client::call_options::CallResponse<creditdata_client::ByteStream>,
+    creditdata_client::Error,
+> {
+    use progenitor_client::ClientInfo;
+    creditdata_client::runtime::send::<creditdata_client::runtime::Streamed>(
+        client.client(),
+        client.inner(),
+        meta,
+        &[200..=299],
+        request,
+        options,
+    )
+    .await
+}

@@ -802,14 +802,12 @@ async fn no_span_event_attribute_or_metric_of_any_operation_carries_personal_dat
                     crate::support::oauth_builder(&server).build().unwrap()
                 }
             };
-            let info = progenitor_client::OperationInfo {
-                operation_id: meta.rust_name,
-            };
-            let sent = progenitor_client::ClientHooks::exec(&client, request(&base), &info);
+            let sent = crate::support::through_the_door(&client, meta, request(&base), None);
             let (_, outcome) = traced(sent).await;
             // Read a streamed body to the end: downloaded bytes are counted as they are read.
-            if let Ok(response) = outcome {
-                let _ = response.bytes().await;
+            if let Ok(answer) = outcome {
+                let mut body = answer.body.into_inner();
+                while let Some(Ok(_)) = futures::StreamExt::next(&mut body).await {}
             }
             calls += 1;
         }

@@ -8,11 +8,12 @@ use std::io::Cursor;
 use base64::Engine as _;
 use chrono::Utc;
 use common::Harness;
+use creditdata_client::call_options::CallResponse;
 use creditdata_client::types::{
     CreateSessionRequest, CustomerProgressStatus, DataPackageInput, QueryParameterInput,
     SourceStatus, UpdateSessionRequest,
 };
-use creditdata_client::{ByteStream, Client, ResponseValue};
+use creditdata_client::{ByteStream, Client};
 use futures::StreamExt;
 
 /// Calls a session-scoped operation of the generated client and takes its answer; a failure
@@ -50,8 +51,8 @@ struct Download {
     length: usize,
 }
 
-async fn download(response: ResponseValue<ByteStream>) -> Download {
-    let headers = response.headers().clone();
+async fn download(response: CallResponse<ByteStream>) -> Download {
+    let headers = response.headers.clone();
     let header = |name: &str| {
         headers
             .get(name)
@@ -62,7 +63,7 @@ async fn download(response: ResponseValue<ByteStream>) -> Download {
     let content_type = header("content-type");
     let disposition = header("content-disposition");
     let length: usize = header("content-length").parse().expect("Content-Length");
-    let mut stream = response.into_inner().into_inner();
+    let mut stream = response.body.into_inner();
     let mut bytes = Vec::new();
     while let Some(chunk) = stream.next().await {
         bytes.extend_from_slice(&chunk.expect("chunk"));
@@ -167,14 +168,11 @@ async fn a_whole_session_life_through_the_generated_client() {
     let extended = client
         .extend_customer_input_deadline()
         .session_id(id)
-        .send()
+        .call_with_response()
         .await
         .expect("extend");
-    assert_eq!(extended.status().as_u16(), 201);
-    let new_deadline = extended
-        .into_inner()
-        .customer_input_deadline_utc
-        .expect("deadline");
+    assert_eq!(extended.status.as_u16(), 201);
+    let new_deadline = extended.body.customer_input_deadline_utc.expect("deadline");
     assert!((new_deadline - Utc::now()).num_hours() >= 7 * 24 - 1);
 
     // The customer completes.
@@ -310,7 +308,7 @@ async fn a_whole_session_life_through_the_generated_client() {
                 .get_account_statement_excel()
                 .session_id(id)
                 .account_statement_id(statement_id.clone())
-                .send()
+                .call_with_response()
                 .await
                 .expect("excel"),
         )
@@ -330,7 +328,7 @@ async fn a_whole_session_life_through_the_generated_client() {
                 .get_account_statement_tsv()
                 .session_id(id)
                 .account_statement_id(statement_id)
-                .send()
+                .call_with_response()
                 .await
                 .expect("tsv"),
         )
@@ -360,7 +358,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         client
             .get_account_statement_transactions_excel()
             .session_id(id)
-            .send()
+            .call_with_response()
             .await
             .expect("all excel"),
     )
@@ -409,7 +407,7 @@ async fn a_whole_session_life_through_the_generated_client() {
                 .session_id(id)
                 .verification_id(verification_id.clone())
                 .image_id(image_id)
-                .send()
+                .call_with_response()
                 .await
                 .expect("image"),
         )
@@ -444,7 +442,7 @@ async fn a_whole_session_life_through_the_generated_client() {
                 .get_attachment_content()
                 .session_id(id)
                 .attachment_id(attachment.id.clone())
-                .send()
+                .call_with_response()
                 .await
                 .expect("attachment"),
         )
@@ -462,7 +460,7 @@ async fn a_whole_session_life_through_the_generated_client() {
         client
             .get_pdf_report()
             .session_id(id)
-            .send()
+            .call_with_response()
             .await
             .expect("pdf"),
     )

@@ -41,15 +41,15 @@ const LAYERS: &[(&str, &str)] = &[
     ),
     (
         "runtime-state",
-        "what the generated client carries and calls: its state, path segments, the redirect policy",
+        "what the generated client carries and calls: its state, path segments, the redirect policy, the one door of every call (`runtime::send`)",
     ),
     (
         "generated",
         "the generated `Client`, its builders and operation table",
     ),
     (
-        "hooks",
-        "every call's loop over the generated code: token, attempts, errors, tracing",
+        "client",
+        "the generated `Client`'s own methods over the runtime: `access_token`, `rate_limiter`",
     ),
     (
         "config",
@@ -105,8 +105,9 @@ const MODULES: &[(&str, usize)] = &[
     ("runtime::state", 7),
     ("runtime::path", 7),
     ("runtime::redirect", 7),
+    ("runtime::call", 7),
     ("generated", 8),
-    ("runtime::hooks", 9),
+    ("runtime::client", 9),
     ("config", 10),
     ("paging", 11),
     ("wait", 11),
