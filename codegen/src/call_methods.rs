@@ -275,18 +275,6 @@ fn one_door(
     let success = success_statuses(&stmts[hooks..])?;
     stmts.truncate(hooks);
     let answer = answer_of(output);
-    let door: syn::Expr = syn::parse_quote! {
-        crate::runtime::send::<#answer>(
-            &client.client,
-            &client.inner,
-            <Self as crate::operation::Operation>::META,
-            &[#(#success),*],
-            request,
-            options,
-        )
-        .await
-    };
-    stmts.push(syn::Stmt::Expr(door, None));
     let mut refusals = ClientRefusals::default();
     refusals.visit_block_mut(&mut send.block);
     if refusals.unbuilt != 1 {
@@ -307,13 +295,36 @@ fn one_door(
             .ok_or("its `send()` has no `let url`")?;
         stmts.splice(url..url, statements);
     }
+    // A plain function returning the door's future, not an `async fn` awaiting it: one future
+    // fewer on every call's path, each level copied whole when first awaited (BENCHMARKS.md,
+    // P1). The request is built at once, in a closure whose `?` refusals become the `Err` the
+    // door's future returns when awaited.
+    let build = std::mem::take(&mut send.block.stmts);
+    send.block = syn::parse_quote! {{
+        let client: &'a super::Client = self.client;
+        let request = (move || -> crate::Result<::reqwest::Request> {
+            #(#build)*
+            Ok(request)
+        })();
+        crate::runtime::send::<#answer>(
+            &client.client,
+            &client.inner,
+            <Self as crate::operation::Operation>::META,
+            &[#(#success),*],
+            request,
+            options,
+        )
+    }};
+    send.sig.asyncness = None;
     send.sig.ident = syn::parse_quote!(send_with);
     send.sig.inputs = syn::parse_quote!(
         self,
-        options: ::std::option::Option<crate::call_options::CallOptions>
+        options: ::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>
     );
     send.sig.output = syn::parse_quote!(
-        -> crate::Result<crate::call_options::CallResponse<#output>>
+        -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<#output>>,
+        > + Send + 'a
     );
     send.attrs.push(syn::parse_quote! {
         #[doc = "Builds the request (its limits checked on the typed values first) and sends it \

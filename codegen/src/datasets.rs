@@ -526,7 +526,10 @@ fn code(
         fetches.push(quote! {
             #allow_call
             Dataset::#variant => Box::pin(async move {
-                Fetched::#variant(client.#method().session_id(session_id).call().await)
+                Fetched::#variant(
+                    crate::operation::call_with(client.#method().session_id(session_id), options)
+                        .await,
+                )
             }),
         });
         slots.push(quote!(#field: Option<Result<#ty, Error>>,));
@@ -827,12 +830,15 @@ fn code(
             }
         }
 
-        /// Reads one dataset through its typed operation.
-        pub(crate) fn fetch(
-            client: &Client,
+        /// Reads one dataset through its typed operation, with `options` (those of the read of
+        /// every dataset, or of a wait) when there are any.
+        pub(crate) fn fetch<'c>(
+            client: &'c Client,
             session_id: Uuid,
             dataset: Dataset,
-        ) -> Pin<Box<dyn Future<Output = Fetched> + Send + '_>> {
+            options: Option<&crate::call_options::CallOptions>,
+        ) -> Pin<Box<dyn Future<Output = Fetched> + Send + 'c>> {
+            let options = options.cloned();
             match dataset {
                 #(#fetches)*
             }

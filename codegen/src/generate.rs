@@ -426,7 +426,7 @@ fn operations_module(
                 const META: &'static crate::operation::OperationMeta = &ALL[#index];
                 fn send_with(
                     self,
-                    options: ::std::option::Option<crate::call_options::CallOptions>,
+                    options: ::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>,
                 ) -> impl ::std::future::Future<
                     Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
                 > + Send {

@@ -46,10 +46,14 @@
 //!   parameter of the description) is refused when the call is made, before anything is sent.
 //!   Either refusal is [`Error::InvalidRequest`] naming the header; a value is never echoed.
 //!
-//! Helpers that make several calls take options too, each call with its own deadline:
-//! `.options(..)` on `client.session_datasets(id)` and on a
-//! [`SessionFilter`](crate::paging::SessionFilter) (every page of `client.sessions(filter)`),
-//! and [`CallOptions::scope`] around any other future (`download_pdf_report`, the waits).
+//! Helpers that make several calls take options too, passed to each call they make, each call
+//! with its own deadline: `.options(..)` on `client.session_datasets(id)` and on a
+//! [`SessionFilter`](crate::paging::SessionFilter) (every page of `client.sessions(filter)`).
+//! A download takes them on its builder (`client.get_pdf_report().session_id(id)
+//! .options(..).download()`, what `download_pdf_report` does without them); the waits bound
+//! each of their calls by their own deadline ([`WaitOptions`](crate::wait::WaitOptions)).
+//! Options are always an argument: nothing carries them beside the call (there is no
+//! task-local scope).
 //!
 //! # Raw responses
 //!
@@ -58,7 +62,6 @@
 //! Its `Debug` shows header names only (values can be cookies or tokens).
 
 use std::fmt;
-use std::future::{Future, IntoFuture};
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -202,19 +205,6 @@ impl CallOptions {
         Ok(self)
     }
 
-    /// Runs `future` with these options for every call it makes: for helpers that make several
-    /// calls (`client.session_datasets(id)`, `client.download_pdf_report(..)`, the waits).
-    /// Each call gets its own deadline. Options given to a builder inside take precedence,
-    /// setting by setting (headers: name by name).
-    pub fn scope<F>(self, future: F) -> impl Future<Output = F::Output>
-    where
-        F: IntoFuture,
-    {
-        let future = future.into_future();
-        // Read when first polled: the enclosing scope is the one the future runs in.
-        async move { CALL.scope(self.within_current(), future).await }
-    }
-
     /// These options, with what `later` sets replacing what they set (headers name by name).
     pub fn then(mut self, later: CallOptions) -> CallOptions {
         if later.timeout.is_some() {
@@ -229,39 +219,6 @@ impl CallOptions {
             }
         }
         self
-    }
-}
-
-tokio::task_local! {
-    /// The options [`CallOptions::scope`] gives the calls of a helper that makes several. A
-    /// builder's own options are not here: they are an argument of its call
-    /// (`Operation::send_with`), merged over these when the call starts.
-    static CALL: CallOptions;
-}
-
-impl CallOptions {
-    /// These options over those of the enclosing scope, if any.
-    fn within_current(self) -> CallOptions {
-        match CALL.try_with(CallOptions::clone) {
-            Ok(outer) => outer.then(self),
-            Err(_) => self,
-        }
-    }
-}
-
-/// The deadline the enclosing scope gives each call, if any (a helper that bounds its own
-/// calls keeps the shorter of it and its own).
-pub(crate) fn enclosing_timeout() -> Option<Duration> {
-    CALL.try_with(|scope| scope.timeout).ok().flatten()
-}
-
-/// The options of the enclosing [`CallOptions::scope`], with `own` (a builder's
-/// `.options(..)`) over them; `None`, at the cost of one thread-local lookup, when there are
-/// neither.
-pub(crate) fn scoped(own: Option<CallOptions>) -> Option<CallOptions> {
-    match (CALL.try_with(CallOptions::clone).ok(), own) {
-        (Some(outer), Some(own)) => Some(outer.then(own)),
-        (outer, own) => own.or(outer),
     }
 }
 

@@ -124,17 +124,15 @@ impl Client {
             )
             .build()
             .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;
-        // The one door of every call, the body left unread (`Streamed`), with the options of an
-        // enclosing `CallOptions::scope`.
-        let options = crate::call_options::scoped(None);
+        // The one door of every call, the body left unread (`Streamed`).
         let answer = crate::runtime::send::<Streamed>(
             self.client(),
             self.inner(),
             meta,
             // Any success: the read is by metadata, whatever the description declares.
             &[200..=299],
-            request,
-            options,
+            Ok(request),
+            None,
         )
         .await?;
         Ok(Download::from_parts(answer.body, answer.headers).named(operation))

@@ -746,48 +746,67 @@ impl Fetched {
         }
     }
 }
-/// Reads one dataset through its typed operation.
-pub(crate) fn fetch(
-    client: &Client,
+/// Reads one dataset through its typed operation, with `options` (those of the read of
+/// every dataset, or of a wait) when there are any.
+pub(crate) fn fetch<'c>(
+    client: &'c Client,
     session_id: Uuid,
     dataset: Dataset,
-) -> Pin<Box<dyn Future<Output = Fetched> + Send + '_>> {
+    options: Option<&crate::call_options::CallOptions>,
+) -> Pin<Box<dyn Future<Output = Fetched> + Send + 'c>> {
+    let options = options.cloned();
     match dataset {
         Dataset::InputRequirements => {
             Box::pin(async move {
                 Fetched::InputRequirements(
-                    client.get_input_requirements().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_input_requirements().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::SourceFiles => {
             Box::pin(async move {
                 Fetched::SourceFiles(
-                    client.get_source_files().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_source_files().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::AccountStatements => {
             Box::pin(async move {
                 Fetched::AccountStatements(
-                    client.get_account_statements().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_account_statements().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::Attachments => {
             Box::pin(async move {
                 Fetched::Attachments(
-                    client.get_attachments().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_attachments().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::CategorizationsSummary => {
             Box::pin(async move {
                 Fetched::CategorizationsSummary(
-                    client
-                        .get_categorizations_summary()
-                        .session_id(session_id)
-                        .call()
+                    crate::operation::call_with(
+                            client.get_categorizations_summary().session_id(session_id),
+                            options,
+                        )
                         .await,
                 )
             })
@@ -799,17 +818,21 @@ pub(crate) fn fetch(
         Dataset::Categorizations => {
             Box::pin(async move {
                 Fetched::Categorizations(
-                    client.get_categorizations().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_categorizations().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::CourtAndInsolvencies => {
             Box::pin(async move {
                 Fetched::CourtAndInsolvencies(
-                    client
-                        .get_court_and_insolvencies()
-                        .session_id(session_id)
-                        .call()
+                    crate::operation::call_with(
+                            client.get_court_and_insolvencies().session_id(session_id),
+                            options,
+                        )
                         .await,
                 )
             })
@@ -817,10 +840,10 @@ pub(crate) fn fetch(
         Dataset::IdentityVerifications => {
             Box::pin(async move {
                 Fetched::IdentityVerifications(
-                    client
-                        .get_identity_verifications()
-                        .session_id(session_id)
-                        .call()
+                    crate::operation::call_with(
+                            client.get_identity_verifications().session_id(session_id),
+                            options,
+                        )
                         .await,
                 )
             })
@@ -828,55 +851,89 @@ pub(crate) fn fetch(
         Dataset::Immovables => {
             Box::pin(async move {
                 Fetched::Immovables(
-                    client.get_immovables().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_immovables().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::LegalEntities => {
             Box::pin(async move {
                 Fetched::LegalEntities(
-                    client.get_legal_entities().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_legal_entities().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::Metrics => {
             Box::pin(async move {
                 Fetched::Metrics(
-                    client.get_metrics().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_metrics().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::NegativeTradelines => {
             Box::pin(async move {
                 Fetched::NegativeTradelines(
-                    client.get_negative_tradelines().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_negative_tradelines().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::PersonDetails => {
             Box::pin(async move {
                 Fetched::PersonDetails(
-                    client.get_person_details().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_person_details().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::PositiveTradelines => {
             Box::pin(async move {
                 Fetched::PositiveTradelines(
-                    client.get_positive_tradelines().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_positive_tradelines().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::RegistryIncomes => {
             Box::pin(async move {
                 Fetched::RegistryIncomes(
-                    client.get_registry_incomes().session_id(session_id).call().await,
+                    crate::operation::call_with(
+                            client.get_registry_incomes().session_id(session_id),
+                            options,
+                        )
+                        .await,
                 )
             })
         }
         Dataset::Scores => {
             Box::pin(async move {
-                Fetched::Scores(client.get_scores().session_id(session_id).call().await)
+                Fetched::Scores(
+                    crate::operation::call_with(
+                            client.get_scores().session_id(session_id),
+                            options,
+                        )
+                        .await,
+                )
             })
         }
     }

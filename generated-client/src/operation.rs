@@ -6,7 +6,9 @@
 
 use std::future::Future;
 
-use crate::call_options::{self, CallOptions, CallResponse, WithOptions};
+use futures_util::FutureExt;
+
+use crate::call_options::{CallOptions, CallResponse, WithOptions};
 
 /// How an operation's success body is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,13 +72,7 @@ pub trait Operation: Sized {
     where
         Self: Send,
     {
-        // The enclosing scope is read when the call starts (first polled), where it runs.
-        async move {
-            match self.send_with(call_options::scoped(None)).await {
-                Ok(answer) => Ok(answer.body),
-                Err(error) => Err(error.with_operation(Self::META.id)),
-            }
-        }
+        call_with(self, None)
     }
 
     /// Sends the request and returns the decoded body (what [`Operation::call`] returns) with
@@ -100,11 +96,8 @@ pub trait Operation: Sized {
     where
         Self: Send,
     {
-        async move {
-            self.send_with(call_options::scoped(None))
-                .await
-                .map_err(|error| error.with_operation(Self::META.id))
-        }
+        self.send_with(None)
+            .map(|answer| answer.map_err(|error| error.with_operation(Self::META.id)))
     }
 
     /// This operation with per-call options (a deadline, a retry policy, extra headers): see
@@ -113,15 +106,33 @@ pub trait Operation: Sized {
         WithOptions::new(self, options)
     }
 
-    /// Sends the request with `options` (already merged with those of an enclosing
-    /// [`CallOptions::scope`]) through the client's one door (`crate::runtime::send`). What
-    /// `call` and `call_with_response` call: the generated builder's own `send_with`.
+    /// Builds the request and returns the future that sends it with `options` through the
+    /// client's one door (`crate::runtime::send`). What `call` and `call_with_response` call:
+    /// the generated builder's own `send_with`. The options are boxed: a call without them
+    /// (`None`) keeps every future of its path small (BENCHMARKS.md, P1).
     // Plumbing of the generated code: hidden from the documented API.
     #[doc(hidden)]
     fn send_with(
         self,
-        options: Option<CallOptions>,
+        options: Option<Box<CallOptions>>,
     ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send;
+}
+
+/// What [`Operation::call`] does, with `options` when there are any (`None`: exactly
+/// `call()`): for the crate's helpers that pass their options to each call they make
+/// (`client.session_datasets(id).options(..)`, a wait's deadline).
+pub(crate) fn call_with<O: Operation + Send>(
+    operation: O,
+    options: Option<CallOptions>,
+) -> impl Future<Output = crate::Result<O::Output>> + Send {
+    // A map of the door's future, not another async block around it: one future fewer, each
+    // copied whole when first awaited (BENCHMARKS.md, P1).
+    operation
+        .send_with(options.map(Box::new))
+        .map(|answer| match answer {
+            Ok(answer) => Ok(answer.body),
+            Err(error) => Err(error.with_operation(O::META.id)),
+        })
 }
 
 /// What a [`WithOptions`] (defined with the options, `crate::call_options`) sends: the same
@@ -152,17 +163,17 @@ impl<O: Operation + Send> Operation for WithOptions<O> {
 
     fn send_with(
         self,
-        options: Option<CallOptions>,
+        options: Option<Box<CallOptions>>,
     ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send {
         let WithOptions {
             operation,
             options: own,
         } = self;
-        // The builder's own options over the enclosing scope's (`options`), setting by setting.
+        // The builder's own options over those given with it (`options`), setting by setting.
         let options = match options {
             Some(outer) => outer.then(own),
             None => own,
         };
-        operation.send_with(Some(options))
+        operation.send_with(Some(Box::new(options)))
     }
 }

@@ -200,21 +200,14 @@ impl SessionDatasetsRequest<'_> {
     /// Reads the datasets (what `.await` does). The one error is a session that does not
     /// exist (every dataset answered `404`, and so did the session); any other failure stays
     /// with its dataset.
-    pub async fn fetch(mut self) -> Result<SessionDatasets, Error> {
-        match self.options.take() {
-            Some(options) => Box::pin(options.scope(self.fetch_all())).await,
-            None => self.fetch_all().await,
-        }
-    }
-
-    async fn fetch_all(self) -> Result<SessionDatasets, Error> {
+    pub async fn fetch(self) -> Result<SessionDatasets, Error> {
         let SessionDatasetsRequest {
             client,
             session_id,
             concurrency,
             include_deprecated,
             left_out,
-            options: _,
+            options,
             gate,
         } = self;
         let wanted = Dataset::ALL
@@ -225,7 +218,8 @@ impl SessionDatasetsRequest<'_> {
             .filter(|dataset| !left_out.contains(dataset))
             .collect::<Vec<_>>();
         let mut reads = futures_util::stream::iter(wanted)
-            .map(|dataset| fetch(client, session_id, dataset))
+            // Each read gets the options itself (its own deadline from its start).
+            .map(|dataset| fetch(client, session_id, dataset, options.as_ref()))
             .buffer_unordered(concurrency);
         let mut slots = Slots::default();
         while let Some(fetched) = reads.next().await {
@@ -235,7 +229,8 @@ impl SessionDatasetsRequest<'_> {
         if datasets.every_read_not_found(&left_out) {
             // One read says whether the session exists; its 404 replaces one per dataset. Any
             // other answer leaves the datasets' own errors, which say more than it would.
-            match client.get_session().session_id(session_id).call().await {
+            let read = client.get_session().session_id(session_id);
+            match crate::operation::call_with(read, options.clone()).await {
                 Err(error) if is_not_found(&error) => return Err(error),
                 _ => {}
             }
@@ -279,6 +274,6 @@ impl Client {
         session_id: Uuid,
         dataset: Dataset,
     ) -> Result<serde_json::Value, Error> {
-        fetch(self, session_id, dataset).await.into_json()
+        fetch(self, session_id, dataset, None).await.into_json()
     }
 }

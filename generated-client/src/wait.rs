@@ -77,13 +77,12 @@
 #[cfg(feature = "session-datasets")]
 mod data;
 
-use std::future::IntoFuture;
 use std::time::Duration;
 
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::call_options::{self, CallOptions};
+use crate::call_options::CallOptions;
 use crate::types::{CustomerProgressStatus, Session};
 use crate::{Client, Error, Result};
 
@@ -174,19 +173,15 @@ impl Schedule {
         Instant::now().saturating_duration_since(self.started)
     }
 
-    /// `call` (a poll or a read of the wait) with a deadline of its own that ends
-    /// [`DEADLINE_ALLOWANCE`] after the wait's, retries and waits for the rate limiter or a
-    /// token included (the shorter deadline wins when the caller's scope sets one); as it is
-    /// without a deadline.
-    pub(crate) async fn bounded<F: IntoFuture>(&self, call: F) -> F::Output {
-        let Some(deadline) = self.deadline else {
-            return call.await;
-        };
-        let left = deadline
+    /// The options of a call the wait starts now (a poll or a read): a deadline of its own
+    /// that ends [`DEADLINE_ALLOWANCE`] after the wait's, retries and waits for the rate limiter
+    /// or a token included; none when the wait has no deadline.
+    pub(crate) fn call_options(&self) -> Option<CallOptions> {
+        let left = self
+            .deadline?
             .saturating_duration_since(Instant::now())
             .saturating_add(DEADLINE_ALLOWANCE);
-        let timeout = call_options::enclosing_timeout().map_or(left, |outer| outer.min(left));
-        CallOptions::new().timeout(timeout).scope(call).await
+        Some(CallOptions::new().timeout(left))
     }
 
     /// Sleeps until the next poll (at the deadline at the latest), and doubles the pause.
@@ -224,8 +219,9 @@ impl Client {
     ) -> Result<Session> {
         loop {
             // This poll's outcome; the failures that end the wait at once return here.
-            let poll = self.get_session().session_id(session_id).call();
-            let outcome: Result<Session> = match schedule.bounded(poll).await {
+            let poll = self.get_session().session_id(session_id);
+            let poll = crate::operation::call_with(poll, schedule.call_options());
+            let outcome: Result<Session> = match poll.await {
                 Ok(session)
                     if session.customer_progress_status
                         != CustomerProgressStatus::WaitingForCustomer =>

@@ -16,6 +16,7 @@ use progenitor_client::ByteStream;
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio::time::Instant;
+use futures_util::FutureExt;
 use tracing::Instrument;
 
 use super::ClientState;
@@ -167,14 +168,14 @@ pub fn unbuilt(error: reqwest::Error) -> Error {
 /// Every failure as the [`Error`] naming the operation: an error status, a transport failure,
 /// no token, a body over the limit or that does not decode, a refused per-call header.
 #[doc(hidden)]
-pub async fn send<A: Answer>(
-    http: &reqwest::Client,
-    state: &ClientState,
+pub fn send<'c, A: Answer>(
+    http: &'c reqwest::Client,
+    state: &'c ClientState,
     meta: &'static OperationMeta,
     success: &'static [RangeInclusive<u16>],
-    request: reqwest::Request,
-    options: Option<CallOptions>,
-) -> Result<CallResponse<A::Output>, Error> {
+    request: Result<reqwest::Request, Error>,
+    options: Option<Box<CallOptions>>,
+) -> impl Future<Output = Result<CallResponse<A::Output>, Error>> + Send + use<'c, A> {
     let called = Called {
         http,
         state: &state.inner,
@@ -182,14 +183,19 @@ pub async fn send<A: Answer>(
         success,
         read: A::READ,
     };
-    let (received, attempts) = call(called, request, options).await?;
-    let Received {
-        status,
-        headers,
-        body,
-    } = received;
-    let output = A::decode(meta, body)?;
-    Ok(CallResponse::new(output, status, headers, attempts))
+    // Not an `async fn`: one future fewer around the call's, each level copied whole when it
+    // is first awaited (BENCHMARKS.md, P1). The request's own refusal (a parameter not given)
+    // is returned when the future is awaited, like every other failure.
+    call(called, request, options).map(move |outcome| {
+        let (received, attempts) = outcome?;
+        let Received {
+            status,
+            headers,
+            body,
+        } = received;
+        let output = A::decode(meta, body)?;
+        Ok(CallResponse::new(output, status, headers, attempts))
+    })
 }
 
 /// A success answer: the final attempt's status and headers, its body as read.
@@ -202,11 +208,12 @@ pub(crate) struct Received {
 /// [`send`] up to the decoding: the same for every answer type (compiled once).
 async fn call(
     called: Called<'_>,
-    mut request: reqwest::Request,
-    options: Option<CallOptions>,
+    request: Result<reqwest::Request, Error>,
+    options: Option<Box<CallOptions>>,
 ) -> Result<(Received, u32), Error> {
     let meta = called.meta;
     let operation = meta.id;
+    let mut request = request.map_err(|error| error.with_operation(operation))?;
     let span = tracing::info_span!(
         "creditdata.call",
         operation,
@@ -230,10 +237,10 @@ async fn call(
     // With no subscriber interested in the span, entering and leaving it on every poll and
     // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
     let outcome = if span.is_disabled() {
-        execute(request, called, options.as_ref(), &mut record).await
+        execute(request, called, options.as_deref(), &mut record).await
     } else {
         let started = Instant::now();
-        let outcome = execute(request, called, options.as_ref(), &mut record)
+        let outcome = execute(request, called, options.as_deref(), &mut record)
             .instrument(span.clone())
             .await;
         // Recorded once, at the end: some subscribers append a field recorded twice.

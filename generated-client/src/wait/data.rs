@@ -247,11 +247,11 @@ impl Client {
         if session.customer_progress_status != CustomerProgressStatus::CompletedByCustomer {
             return Ok(DataWait::CustomerDidNotComplete { session });
         }
-        let mut datasets = Box::new(
-            schedule
-                .bounded(self.session_datasets(session_id).gate(gate))
-                .await?,
-        );
+        let mut read = self.session_datasets(session_id).gate(gate);
+        if let Some(options) = schedule.call_options() {
+            read = read.options(options);
+        }
+        let mut datasets = Box::new(read.await?);
         loop {
             let again = to_read_again(&datasets);
             if again.is_empty() {
@@ -275,7 +275,7 @@ impl Client {
             );
             schedule.pause().await;
             let mut reads = futures_util::stream::iter(again)
-                .map(|dataset| schedule.bounded(fetch(self, session_id, dataset)))
+                .map(|dataset| fetch(self, session_id, dataset, schedule.call_options().as_ref()))
                 .buffer_unordered(crate::session_datasets::DEFAULT_CONCURRENCY);
             while let Some(fetched) = reads.next().await {
                 datasets.store(fetched);

@@ -3121,39 +3121,52 @@ pub mod builder {
         ///Sends a `GET` request to `/incomes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::IncomesResponse>> {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/incomes"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::IncomesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/incomes"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IncomesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3200,43 +3213,54 @@ pub mod builder {
         ///Sends a `GET` request to `/forecasts`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<
-                ::std::vec::Vec<types::WeatherForecastBase>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        > {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/forecasts"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    ::std::vec::Vec<types::WeatherForecastBase>,
+                >,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/forecasts"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::WeatherForecastBase>>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3285,39 +3309,52 @@ pub mod builder {
         ///Sends a `GET` request to `/pet`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::GetPetResponse>> {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/pet"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::GetPetResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/pet"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::GetPetResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3364,43 +3401,54 @@ pub mod builder {
         ///Sends a `GET` request to `/shapes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<
-                ::std::vec::Vec<types::GetShapesResponseItem>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        > {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/shapes"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    ::std::vec::Vec<types::GetShapesResponseItem>,
+                >,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/shapes"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::GetShapesResponseItem>>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3449,39 +3497,52 @@ pub mod builder {
         ///Sends a `GET` request to `/values`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::ValuesResponse>> {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/values"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ValuesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/values"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ValuesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3528,39 +3589,50 @@ pub mod builder {
         ///Sends a `GET` request to `/padded`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::PaddedItem>> {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/padded"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::PaddedItem>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/padded"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PaddedItem>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -3683,7 +3755,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -3695,7 +3769,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -3707,7 +3783,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -3719,7 +3797,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -3731,7 +3811,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -3743,7 +3825,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {

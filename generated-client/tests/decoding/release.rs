@@ -10194,114 +10194,137 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::SessionsResponse>> {
-            let Self {
-                client,
-                country_code,
-                created_by_name,
-                created_from_utc,
-                created_to_utc,
-                customer_progress_status,
-                organizational_unit_name,
-                skip,
-                subject_email,
-                subject_full_name,
-                take,
-            } = self;
-            let country_code = country_code.map_err(crate::runtime::invalid_request)?;
-            let created_by_name = created_by_name
-                .map_err(crate::runtime::invalid_request)?;
-            let created_from_utc = created_from_utc
-                .map_err(crate::runtime::invalid_request)?;
-            let created_to_utc = created_to_utc
-                .map_err(crate::runtime::invalid_request)?;
-            let customer_progress_status = customer_progress_status
-                .map_err(crate::runtime::invalid_request)?;
-            let organizational_unit_name = organizational_unit_name
-                .map_err(crate::runtime::invalid_request)?;
-            let skip = skip.map_err(crate::runtime::invalid_request)?;
-            let subject_email = subject_email.map_err(crate::runtime::invalid_request)?;
-            let subject_full_name = subject_full_name
-                .map_err(crate::runtime::invalid_request)?;
-            let take = take.map_err(crate::runtime::invalid_request)?;
-            crate::limits::check_range(
-                "GetSessions",
-                "Skip",
-                &skip,
-                0i64,
-                2147483647i64,
-            )?;
-            crate::limits::check_range("GetSessions", "Take", &take, 1i64, 100i64)?;
-            let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .query(&progenitor_client::QueryParam::new("CountryCode", &country_code))
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "CreatedByName",
-                        &created_by_name,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "CreatedFromUtc",
-                        &created_from_utc,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new("CreatedToUtc", &created_to_utc),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "CustomerProgressStatus",
-                        &customer_progress_status,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "OrganizationalUnitName",
-                        &organizational_unit_name,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("Skip", &skip))
-                .query(
-                    &progenitor_client::QueryParam::new("SubjectEmail", &subject_email),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "SubjectFullName",
-                        &subject_full_name,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("Take", &take))
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SessionsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self {
+                    client,
+                    country_code,
+                    created_by_name,
+                    created_from_utc,
+                    created_to_utc,
+                    customer_progress_status,
+                    organizational_unit_name,
+                    skip,
+                    subject_email,
+                    subject_full_name,
+                    take,
+                } = self;
+                let country_code = country_code
+                    .map_err(crate::runtime::invalid_request)?;
+                let created_by_name = created_by_name
+                    .map_err(crate::runtime::invalid_request)?;
+                let created_from_utc = created_from_utc
+                    .map_err(crate::runtime::invalid_request)?;
+                let created_to_utc = created_to_utc
+                    .map_err(crate::runtime::invalid_request)?;
+                let customer_progress_status = customer_progress_status
+                    .map_err(crate::runtime::invalid_request)?;
+                let organizational_unit_name = organizational_unit_name
+                    .map_err(crate::runtime::invalid_request)?;
+                let skip = skip.map_err(crate::runtime::invalid_request)?;
+                let subject_email = subject_email
+                    .map_err(crate::runtime::invalid_request)?;
+                let subject_full_name = subject_full_name
+                    .map_err(crate::runtime::invalid_request)?;
+                let take = take.map_err(crate::runtime::invalid_request)?;
+                crate::limits::check_range(
+                    "GetSessions",
+                    "Skip",
+                    &skip,
+                    0i64,
+                    2147483647i64,
+                )?;
+                crate::limits::check_range("GetSessions", "Take", &take, 1i64, 100i64)?;
+                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new("CountryCode", &country_code),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "CreatedByName",
+                            &created_by_name,
+                        ),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "CreatedFromUtc",
+                            &created_from_utc,
+                        ),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "CreatedToUtc",
+                            &created_to_utc,
+                        ),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "CustomerProgressStatus",
+                            &customer_progress_status,
+                        ),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "OrganizationalUnitName",
+                            &organizational_unit_name,
+                        ),
+                    )
+                    .query(&progenitor_client::QueryParam::new("Skip", &skip))
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "SubjectEmail",
+                            &subject_email,
+                        ),
+                    )
+                    .query(
+                        &progenitor_client::QueryParam::new(
+                            "SubjectFullName",
+                            &subject_full_name,
+                        ),
+                    )
+                    .query(&progenitor_client::QueryParam::new("Take", &take))
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SessionsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10371,46 +10394,58 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
-            let Self { client, body } = self;
-            let body = body
-                .and_then(|v| {
-                    types::CreateSessionRequest::try_from(v).map_err(|e| e.to_string())
-                })
-                .map_err(crate::runtime::invalid_request)?;
-            crate::limits::check_body("CreateSession", &body)?;
-            let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .json(&body)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, body } = self;
+                let body = body
+                    .and_then(|v| {
+                        types::CreateSessionRequest::try_from(v)
+                            .map_err(|e| e.to_string())
+                    })
+                    .map_err(crate::runtime::invalid_request)?;
+                crate::limits::check_body("CreateSession", &body)?;
+                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .post(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .json(&body)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[201u16..=201u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[201u16..=201u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10471,54 +10506,65 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10600,61 +10646,73 @@ pub mod builder {
         ///Sends a `PATCH` request to `/v1/sessions/{sessionId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
-            let Self { client, session_id, body } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let body = body
-                .and_then(|v| {
-                    types::UpdateSessionRequest::try_from(v).map_err(|e| e.to_string())
-                })
-                .map_err(crate::runtime::invalid_request)?;
-            crate::limits::check_body("UpdateSession", &body)?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .patch(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .json(&body)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, body } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let body = body
+                    .and_then(|v| {
+                        types::UpdateSessionRequest::try_from(v)
+                            .map_err(|e| e.to_string())
+                    })
+                    .map_err(crate::runtime::invalid_request)?;
+                crate::limits::check_body("UpdateSession", &body)?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .patch(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .json(&body)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10715,55 +10773,66 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-input-deadline`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::Session>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/actions/extend-customer-input-deadline",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/actions/extend-customer-input-deadline",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .post(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[201u16..=201u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[201u16..=201u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10824,55 +10893,68 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-notification`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<::serde_json::Value>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/actions/resend-customer-notification",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::serde_json::Value>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/actions/resend-customer-notification",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .post(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<::serde_json::Value>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=299u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=299u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -10937,57 +11019,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::InputRequirementsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/input-requirements",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::InputRequirementsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/input-requirements",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::InputRequirementsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11052,49 +11145,58 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/pdf-report",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/pdf-report",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11155,57 +11257,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<::std::vec::Vec<types::SourceFile>>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/source-files",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::std::vec::Vec<types::SourceFile>>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/source-files",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::SourceFile>>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11286,66 +11399,77 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::SourceFile>> {
-            let Self { client, session_id, source_file_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let source_file_id = source_file_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "source_file_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/source-files/",
-                &*source_file_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::SourceFile>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, source_file_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let source_file_id = source_file_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "source_file_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/source-files/",
+                    &*source_file_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFile>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11424,67 +11548,80 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::SourceFileContent>> {
-            let Self { client, session_id, source_file_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let source_file_id = source_file_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "source_file_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/source-files/",
-                &*source_file_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/content",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SourceFileContent>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, source_file_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let source_file_id = source_file_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "source_file_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/source-files/",
+                    &*source_file_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/content",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFileContent>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11531,41 +11668,52 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/consumer/packages`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::ConsumerPackagesResponse>,
-        > {
-            let Self { client } = self;
-            let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ConsumerPackagesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client } = self;
+                let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ConsumerPackagesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11630,57 +11778,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::AccountStatementsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/account-statements",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AccountStatementsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/account-statements",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AccountStatementsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11745,49 +11904,58 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactions/excel`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/account-statements/transactions/excel",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/account-statements/transactions/excel",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11862,63 +12030,72 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id, account_statement_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let account_statement_id = account_statement_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "account_statement_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/account-statements/",
-                &*crate::runtime::path_segment(
-                    "account_statement_id",
-                    &account_statement_id,
-                    &["transactions"],
-                )?,
-                "/excel",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, account_statement_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let account_statement_id = account_statement_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "account_statement_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/account-statements/",
+                    &*crate::runtime::path_segment(
+                        "account_statement_id",
+                        &account_statement_id,
+                        &["transactions"],
+                    )?,
+                    "/excel",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -11979,57 +12156,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::AttachmentsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/attachments",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AttachmentsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/attachments",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AttachmentsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12108,59 +12296,72 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id, attachment_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let attachment_id = attachment_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "attachment_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/attachments/",
-                &*crate::runtime::path_segment("attachment_id", &attachment_id, &[])?,
-                "/content",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, attachment_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let attachment_id = attachment_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "attachment_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/attachments/",
+                    &*crate::runtime::path_segment(
+                        "attachment_id",
+                        &attachment_id,
+                        &[],
+                    )?,
+                    "/content",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12221,57 +12422,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::CategorizationsSummaryResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/categorizations-summary",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsSummaryResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/categorizations-summary",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsSummaryResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12340,57 +12552,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::CategorizationsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/categorizations",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/categorizations",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12455,57 +12678,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::CourtAndInsolvenciesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/court-and-insolvencies",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CourtAndInsolvenciesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/court-and-insolvencies",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CourtAndInsolvenciesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12570,57 +12804,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::IdentityVerificationsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/identity-verifications",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::IdentityVerificationsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/identity-verifications",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12699,71 +12944,84 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::IdentityVerificationImagesResponse>,
-        > {
-            let Self { client, session_id, verification_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let verification_id = verification_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "verification_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/identity-verifications/",
-                &*crate::runtime::path_segment(
-                    "verification_id",
-                    &verification_id,
-                    &[],
-                )?,
-                "/images",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    types::IdentityVerificationImagesResponse,
+                >,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, verification_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let verification_id = verification_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "verification_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/identity-verifications/",
+                    &*crate::runtime::path_segment(
+                        "verification_id",
+                        &verification_id,
+                        &[],
+                    )?,
+                    "/images",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationImagesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12856,73 +13114,82 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id, verification_id, image_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let verification_id = verification_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "verification_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let image_id = image_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "image_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/identity-verifications/",
-                &*crate::runtime::path_segment(
-                    "verification_id",
-                    &verification_id,
-                    &[],
-                )?,
-                "/images/",
-                &*crate::runtime::path_segment("image_id", &image_id, &[])?,
-                "/content",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, verification_id, image_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let verification_id = verification_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "verification_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let image_id = image_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "image_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/identity-verifications/",
+                    &*crate::runtime::path_segment(
+                        "verification_id",
+                        &verification_id,
+                        &[],
+                    )?,
+                    "/images/",
+                    &*crate::runtime::path_segment("image_id", &image_id, &[])?,
+                    "/content",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -12983,57 +13250,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::ImmovablesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/immovables",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ImmovablesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/immovables",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ImmovablesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13098,57 +13376,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::LegalEntitiesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/legal-entities",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::LegalEntitiesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/legal-entities",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::LegalEntitiesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13213,55 +13502,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::MetricsResponse>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/metrics",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::MetricsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/metrics",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::MetricsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13326,57 +13628,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::NegativeTradelinesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/negative-tradelines",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::NegativeTradelinesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/negative-tradelines",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::NegativeTradelinesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13441,57 +13754,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::PersonDetailsResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/person-details",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PersonDetailsResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/person-details",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PersonDetailsResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13556,57 +13880,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::PositiveTradelinesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/positive-tradelines",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PositiveTradelinesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/positive-tradelines",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PositiveTradelinesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13671,57 +14006,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<
-            crate::call_options::CallResponse<types::RegistryIncomesResponse>,
-        > {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/registry-incomes",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::RegistryIncomesResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/registry-incomes",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::RegistryIncomesResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13786,55 +14132,68 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<types::ScoresResponse>> {
-            let Self { client, session_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/scores",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    const {
-                        ::reqwest::header::HeaderValue::from_static("application/json")
-                    },
-                )
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ScoresResponse>,
+            >,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/scores",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        ::reqwest::header::ACCEPT,
+                        const {
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            )
+                        },
+                    )
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ScoresResponse>,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -13913,63 +14272,72 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub async fn send_with(
+        pub fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
-        ) -> crate::Result<crate::call_options::CallResponse<ByteStream>> {
-            let Self { client, session_id, account_statement_id } = self;
-            let session_id = session_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "session_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let account_statement_id = account_statement_id
-                .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
-                    if why.is_empty() {
-                        "account_statement_id was not initialized".to_string()
-                    } else {
-                        why
-                    },
-                ))?;
-            let url = [
-                client.baseurl.as_str(),
-                "/v1/sessions/",
-                &*session_id
-                    .hyphenated()
-                    .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                "/account-statements/",
-                &*crate::runtime::path_segment(
-                    "account_statement_id",
-                    &account_statement_id,
-                    &[],
-                )?,
-                "/tsv",
-            ]
-                .concat();
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    const { ::reqwest::header::HeaderName::from_static("api-version") },
-                    const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                )
-                .build()
-                .map_err(crate::runtime::unbuilt)?;
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
+            let client: &'a super::Client = self.client;
+            let request = (move || -> crate::Result<::reqwest::Request> {
+                let Self { client, session_id, account_statement_id } = self;
+                let session_id = session_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "session_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let account_statement_id = account_statement_id
+                    .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
+                        if why.is_empty() {
+                            "account_statement_id was not initialized".to_string()
+                        } else {
+                            why
+                        },
+                    ))?;
+                let url = [
+                    client.baseurl.as_str(),
+                    "/v1/sessions/",
+                    &*session_id
+                        .hyphenated()
+                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    "/account-statements/",
+                    &*crate::runtime::path_segment(
+                        "account_statement_id",
+                        &account_statement_id,
+                        &[],
+                    )?,
+                    "/tsv",
+                ]
+                    .concat();
+                #[allow(unused_mut)]
+                let mut request = client
+                    .client
+                    .get(url)
+                    .header(
+                        const {
+                            ::reqwest::header::HeaderName::from_static("api-version")
+                        },
+                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                    )
+                    .build()
+                    .map_err(crate::runtime::unbuilt)?;
+                Ok(request)
+            })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
             >(
-                    &client.client,
-                    &client.inner,
-                    <Self as crate::operation::Operation>::META,
-                    &[200u16..=200u16],
-                    request,
-                    options,
-                )
-                .await
+                &client.client,
+                &client.inner,
+                <Self as crate::operation::Operation>::META,
+                &[200u16..=200u16],
+                request,
+                options,
+            )
         }
         /// Sends the request and returns the decoded success body, or a [`crate::Error`] that
         /// names the operation, whatever went wrong (see
@@ -14376,7 +14744,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14388,7 +14758,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14400,7 +14772,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14412,7 +14786,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14425,7 +14801,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14438,7 +14816,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14450,7 +14830,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[6usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14462,7 +14844,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[7usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14474,7 +14858,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[8usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14486,7 +14872,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[9usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14498,7 +14886,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[10usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14510,7 +14900,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[11usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14522,7 +14914,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[12usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14535,7 +14929,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[13usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14551,7 +14947,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[14usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14563,7 +14961,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[15usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14575,7 +14975,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[16usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14588,7 +14990,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[17usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14601,7 +15005,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[18usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14614,7 +15020,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[19usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14627,7 +15035,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[20usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14640,7 +15050,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[21usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14653,7 +15065,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[22usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14665,7 +15079,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[23usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14677,7 +15093,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[24usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14689,7 +15107,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[25usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14701,7 +15121,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[26usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14713,7 +15135,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[27usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14725,7 +15149,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[28usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14737,7 +15163,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[29usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14749,7 +15177,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[30usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {
@@ -14761,7 +15191,9 @@ pub mod operations {
         const META: &'static crate::operation::OperationMeta = &ALL[31usize];
         fn send_with(
             self,
-            options: ::std::option::Option<crate::call_options::CallOptions>,
+            options: ::std::option::Option<
+                ::std::boxed::Box<crate::call_options::CallOptions>,
+            >,
         ) -> impl ::std::future::Future<
             Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
         > + Send {

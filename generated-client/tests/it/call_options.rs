@@ -164,31 +164,33 @@ async fn the_deadline_covers_the_wait_for_a_token() {
 }
 
 #[tokio::test]
-async fn options_given_to_a_builder_refine_those_of_a_scope() {
+async fn later_options_refine_earlier_ones_setting_by_setting() {
     let server = MockServer::start().await;
     unavailable_session(&server).await;
     let client = client_retrying(&server, 1);
-    let outer = CallOptions::new()
+    let earlier = CallOptions::new()
         .retry(fast_retries(3))
         .header("X-Tenant", "retail")
         .unwrap()
-        .header("X-Correlation-Id", "outer")
+        .header("X-Correlation-Id", "earlier")
         .unwrap();
-    let inner = CallOptions::new()
-        .header("X-Correlation-Id", "inner")
+    let later = CallOptions::new()
+        .header("X-Correlation-Id", "later")
         .unwrap();
-    let call = client
+    let error = client
         .get_session()
         .session_id(session_id())
-        .options(inner)
-        .call_with_response();
-    let error = outer.scope(call).await.unwrap_err();
+        .options(earlier)
+        .options(later)
+        .call_with_response()
+        .await
+        .unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     let seen = requests(&server).await;
-    assert_eq!(seen.len(), 3, "the scope's retry policy");
+    assert_eq!(seen.len(), 3, "the earlier options' retry policy");
     for request in &seen {
         assert_eq!(header(request, "x-tenant"), Some("retail"));
-        assert_eq!(header(request, "x-correlation-id"), Some("inner"));
+        assert_eq!(header(request, "x-correlation-id"), Some("later"));
     }
 }
 
@@ -608,6 +610,19 @@ async fn debug_shows_header_names_not_values() {
     );
 }
 
+/// The paths `session_datasets` reads by default: every dataset the description declares that
+/// it does not deprecate.
+#[cfg(feature = "session-datasets")]
+fn dataset_paths() -> std::collections::BTreeSet<String> {
+    use creditdata_client::session_datasets::Dataset;
+    Dataset::ALL
+        .into_iter()
+        .filter(|dataset| !dataset.deprecated())
+        .map(|dataset| filled(dataset.operation().path))
+        .collect()
+}
+
+#[cfg(feature = "session-datasets")]
 #[tokio::test]
 async fn session_datasets_take_options_for_every_read() {
     let server = MockServer::start().await;
@@ -625,7 +640,51 @@ async fn session_datasets_take_options_for_every_read() {
         )
         .await;
     let seen = requests(&server).await;
-    assert!(!seen.is_empty());
+    let paths = seen
+        .iter()
+        .map(|request| request.url.path().to_string())
+        .collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(paths, dataset_paths(), "every dataset read once");
+    assert_eq!(seen.len(), paths.len());
+    for request in &seen {
+        assert_eq!(
+            header(request, "x-correlation-id"),
+            Some("all"),
+            "{}",
+            request.url.path()
+        );
+    }
+}
+
+/// When every dataset answers 404 the session itself is read once: with the same options.
+#[cfg(feature = "session-datasets")]
+#[tokio::test]
+async fn the_session_read_after_404s_takes_the_options_too() {
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    let client = client_retrying(&server, 1);
+    let error = client
+        .session_datasets(session_id())
+        .options(
+            CallOptions::new()
+                .header("X-Correlation-Id", "all")
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("GetSession"), "{error}");
+    let seen = requests(&server).await;
+    let session = session_path(session_id());
+    assert_eq!(
+        seen.iter()
+            .filter(|request| request.url.path() == session)
+            .count(),
+        1
+    );
+    assert_eq!(seen.len(), dataset_paths().len() + 1);
     for request in &seen {
         assert_eq!(
             header(request, "x-correlation-id"),

@@ -319,8 +319,8 @@ pub async fn through_the_door(
         client.inner(),
         meta,
         &[200..=299],
-        request,
-        options,
+        Ok(request),
+        options.map(Box::new),
     )
     .await
 }
