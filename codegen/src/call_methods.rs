@@ -7,16 +7,13 @@
 //! method with an example that calls `send()`. This pass makes the documented path the only
 //! one, and the call path one direction:
 //!
-//! - every builder's `send()` becomes `send_with::<K>(options)` (hidden), a plain function: it
-//!   builds the request at once, in a closure, as before (the earlier passes made that lean),
-//!   runs the operation's request limits on its typed values before building anything
-//!   ([`crate::request_limits::TypedChecks`]), refuses with the client's `crate::Error`
-//!   (`crate::runtime::invalid_request`, `unbuilt`), and returns the future of the runtime's
-//!   door, `crate::runtime::send::<Answer, K>(.., Self::META, request, options)`, which sends,
-//!   retries, reads and decodes and keeps what `K` says (the body for `call()`, all of it for
-//!   `call_with_response()`): the hooks, the status match (whose error arms the runtime made
-//!   unreachable) and progenitor's decoding are gone, and no `async` level wraps the door's
-//!   future (each level is copied whole when first awaited: BENCHMARKS.md, P1);
+//! - every builder's `send()` becomes `send_with(options)` (hidden): it builds the request as
+//!   before (the earlier passes made that lean), runs the operation's request limits on its
+//!   typed values before building anything ([`crate::request_limits::TypedChecks`]), refuses
+//!   with the client's `crate::Error` (`crate::runtime::invalid_request`, `unbuilt`), and ends
+//!   in one call of the runtime's door, `crate::runtime::send::<Answer>(.., Self::META, request,
+//!   options)`, which sends, retries, reads and decodes: the hooks, the status match (whose
+//!   error arms the runtime made unreachable) and progenitor's decoding are gone;
 //! - every builder gains an inherent `call()`, returning `crate::Result<Output>` (the
 //!   `Operation::call` of the client crate, so no trait import is needed), and, the same way,
 //!   `call_with_response()` (the body with the final status, headers and attempts) and
@@ -309,7 +306,7 @@ fn one_door(
             #(#build)*
             Ok(request)
         })();
-        crate::runtime::send::<#answer, K>(
+        crate::runtime::send::<#answer>(
             &client.client,
             &client.inner,
             <Self as crate::operation::Operation>::META,
@@ -320,13 +317,14 @@ fn one_door(
     }};
     send.sig.asyncness = None;
     send.sig.ident = syn::parse_quote!(send_with);
-    send.sig.generics = syn::parse_quote!(<K: crate::runtime::Keep<#output>>);
     send.sig.inputs = syn::parse_quote!(
         self,
         options: ::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>
     );
     send.sig.output = syn::parse_quote!(
-        -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send
+        -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<#output>>,
+        > + Send + 'a
     );
     send.attrs.push(syn::parse_quote! {
         #[doc = "Builds the request (its limits checked on the typed values first) and sends it \
@@ -633,7 +631,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            compact.replace(",>", ">").contains("#[doc(hidden)]pubfnsend_with<K:crate::runtime::Keep<types::Session>>(self,options:::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>,)->impl::std::future::Future<Output=crate::Result<K::Kept>>+Send{"),
+            compact.replace(",>", ">").contains("#[doc(hidden)]pubfnsend_with(self,options:::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>,)->impl::std::future::Future<Output=crate::Result<crate::call_options::CallResponse<types::Session>>>+Send+'a{"),
             "{text}"
         );
         assert!(
@@ -770,7 +768,7 @@ mod tests {
                 .collect::<String>()
                 .replace(",>", ">");
             let door = format!(
-                "Ok(request)}})();crate::runtime::send::<{answer},K>(&client.client,&client.inner,<Selfascrate::operation::Operation>::META,&[200u16..=200u16],request,options,)}}"
+                "Ok(request)}})();crate::runtime::send::<{answer}>(&client.client,&client.inner,<Selfascrate::operation::Operation>::META,&[200u16..=200u16],request,options,)}}"
             );
             assert!(compact.contains(&door), "{compact}");
             for gone in [

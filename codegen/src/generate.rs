@@ -424,11 +424,13 @@ fn operations_module(
             impl<'a> crate::operation::Operation for super::builder::#builder<'a> {
                 type Output = #success;
                 const META: &'static crate::operation::OperationMeta = &ALL[#index];
-                fn send_with<K: crate::runtime::Keep<Self::Output>>(
+                fn send_with(
                     self,
                     options: ::std::option::Option<::std::boxed::Box<crate::call_options::CallOptions>>,
-                ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-                    super::builder::#builder::send_with::<K>(self, options)
+                ) -> impl ::std::future::Future<
+                    Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+                > + Send {
+                    super::builder::#builder::send_with(self, options)
                 }
             }
         });

@@ -125,7 +125,7 @@ impl Client {
             .build()
             .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;
         // The one door of every call, the body left unread (`Streamed`).
-        let answer = crate::runtime::send::<Streamed, crate::runtime::Whole>(
+        let answer = crate::runtime::send::<Streamed>(
             self.client(),
             self.inner(),
             meta,

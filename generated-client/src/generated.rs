@@ -9437,12 +9437,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::SessionsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SessionsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self {
@@ -9556,7 +9560,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SessionsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -9634,12 +9637,14 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::Session>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, body } = self;
@@ -9676,7 +9681,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -9745,12 +9749,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::Session>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -9794,7 +9800,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -9884,12 +9889,14 @@ pub mod builder {
         ///Sends a `PATCH` request to `/v1/sessions/{sessionId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::Session>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, body } = self;
@@ -9941,7 +9948,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10010,12 +10016,14 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/extend-customer-input-deadline`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::Session>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -10060,7 +10068,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10129,12 +10136,16 @@ pub mod builder {
         ///Sends a `POST` request to `/v1/sessions/{sessionId}/actions/resend-customer-notification`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<::serde_json::Value>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::serde_json::Value>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -10179,7 +10190,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::serde_json::Value>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10252,12 +10262,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/input-requirements`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::InputRequirementsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::InputRequirementsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -10302,7 +10316,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::InputRequirementsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10375,12 +10388,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/pdf-report`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -10417,7 +10432,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10486,12 +10500,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<::std::vec::Vec<types::SourceFile>>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<::std::vec::Vec<types::SourceFile>>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -10536,7 +10554,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::SourceFile>>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10625,12 +10642,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::SourceFile>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::SourceFile>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, source_file_id } = self;
@@ -10686,7 +10705,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFile>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10773,12 +10791,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/source-files/{sourceFileId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::SourceFileContent>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::SourceFileContent>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, source_file_id } = self;
@@ -10835,7 +10857,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFileContent>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10890,12 +10911,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/consumer/packages`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::ConsumerPackagesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ConsumerPackagesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -10924,7 +10949,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ConsumerPackagesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -10997,12 +11021,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::AccountStatementsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AccountStatementsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11047,7 +11075,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AccountStatementsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11120,12 +11147,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/transactions/excel`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11162,7 +11191,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11245,12 +11273,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/excel`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, account_statement_id } = self;
@@ -11301,7 +11331,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11370,12 +11399,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::AttachmentsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::AttachmentsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11420,7 +11453,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AttachmentsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11507,12 +11539,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/attachments/{attachmentId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, attachment_id } = self;
@@ -11563,7 +11597,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11632,12 +11665,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations-summary`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::CategorizationsSummaryResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsSummaryResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11682,7 +11719,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsSummaryResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11759,12 +11795,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/categorizations`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::CategorizationsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CategorizationsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11809,7 +11849,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -11882,12 +11921,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/court-and-insolvencies`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::CourtAndInsolvenciesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::CourtAndInsolvenciesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -11932,7 +11975,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CourtAndInsolvenciesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12005,12 +12047,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::IdentityVerificationsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::IdentityVerificationsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12055,7 +12101,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12142,14 +12187,18 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<
-            K: crate::runtime::Keep<types::IdentityVerificationImagesResponse>,
-        >(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    types::IdentityVerificationImagesResponse,
+                >,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, verification_id } = self;
@@ -12208,7 +12257,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationImagesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12309,12 +12357,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/identity-verifications/{verificationId}/images/{imageId}/content`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, verification_id, image_id } = self;
@@ -12375,7 +12425,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12444,12 +12493,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/immovables`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::ImmovablesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ImmovablesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12494,7 +12547,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ImmovablesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12567,12 +12619,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/legal-entities`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::LegalEntitiesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::LegalEntitiesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12617,7 +12673,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::LegalEntitiesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12690,12 +12745,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/metrics`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::MetricsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::MetricsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12740,7 +12799,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::MetricsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12813,12 +12871,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/negative-tradelines`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::NegativeTradelinesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::NegativeTradelinesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12863,7 +12925,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::NegativeTradelinesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -12936,12 +12997,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/person-details`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::PersonDetailsResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PersonDetailsResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -12986,7 +13051,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PersonDetailsResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -13059,12 +13123,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/positive-tradelines`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::PositiveTradelinesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::PositiveTradelinesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -13109,7 +13177,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PositiveTradelinesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -13182,12 +13249,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/registry-incomes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::RegistryIncomesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::RegistryIncomesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -13232,7 +13303,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::RegistryIncomesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -13305,12 +13375,16 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/scores`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::ScoresResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ScoresResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id } = self;
@@ -13355,7 +13429,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ScoresResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -13442,12 +13515,14 @@ pub mod builder {
         ///Sends a `GET` request to `/v1/sessions/{sessionId}/account-statements/{accountStatementId}/tsv`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<ByteStream>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client, session_id, account_statement_id } = self;
@@ -13498,7 +13573,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -13911,399 +13985,462 @@ pub mod operations {
     impl<'a> crate::operation::Operation for super::builder::GetSessions<'a> {
         type Output = types::SessionsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetSessions::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetSessions::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::CreateSession<'a> {
         type Output = types::Session;
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::CreateSession::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::CreateSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSession<'a> {
         type Output = types::Session;
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetSession::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::UpdateSession<'a> {
         type Output = types::Session;
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::UpdateSession::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::UpdateSession::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::ExtendCustomerInputDeadline<'a> {
         type Output = types::Session;
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::ExtendCustomerInputDeadline::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::ExtendCustomerInputDeadline::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::ResendCustomerNotification<'a> {
         type Output = ::serde_json::Value;
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::ResendCustomerNotification::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::ResendCustomerNotification::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetInputRequirements<'a> {
         type Output = types::InputRequirementsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[6usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetInputRequirements::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetInputRequirements::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPdfReport<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[7usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetPdfReport::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetPdfReport::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFiles<'a> {
         type Output = ::std::vec::Vec<types::SourceFile>;
         const META: &'static crate::operation::OperationMeta = &ALL[8usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetSourceFiles::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetSourceFiles::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFile<'a> {
         type Output = types::SourceFile;
         const META: &'static crate::operation::OperationMeta = &ALL[9usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetSourceFile::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetSourceFile::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetSourceFileContent<'a> {
         type Output = types::SourceFileContent;
         const META: &'static crate::operation::OperationMeta = &ALL[10usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetSourceFileContent::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetSourceFileContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetConsumerPackages<'a> {
         type Output = types::ConsumerPackagesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[11usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetConsumerPackages::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetConsumerPackages::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAccountStatements<'a> {
         type Output = types::AccountStatementsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[12usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAccountStatements::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAccountStatements::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetAccountStatementTransactionsExcel<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[13usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAccountStatementTransactionsExcel::send_with::<
-                K,
-            >(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAccountStatementTransactionsExcel::send_with(
+                self,
+                options,
+            )
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetAccountStatementExcel<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[14usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAccountStatementExcel::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAccountStatementExcel::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAttachments<'a> {
         type Output = types::AttachmentsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[15usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAttachments::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAttachments::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAttachmentContent<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[16usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAttachmentContent::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAttachmentContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetCategorizationsSummary<'a> {
         type Output = types::CategorizationsSummaryResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[17usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetCategorizationsSummary::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetCategorizationsSummary::send_with(self, options)
         }
     }
     #[allow(deprecated)]
     impl<'a> crate::operation::Operation for super::builder::GetCategorizations<'a> {
         type Output = types::CategorizationsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[18usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetCategorizations::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetCategorizations::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetCourtAndInsolvencies<'a> {
         type Output = types::CourtAndInsolvenciesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[19usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetCourtAndInsolvencies::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetCourtAndInsolvencies::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerifications<'a> {
         type Output = types::IdentityVerificationsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[20usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetIdentityVerifications::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetIdentityVerifications::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerificationImages<'a> {
         type Output = types::IdentityVerificationImagesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[21usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetIdentityVerificationImages::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetIdentityVerificationImages::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation
     for super::builder::GetIdentityVerificationImageContent<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[22usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetIdentityVerificationImageContent::send_with::<
-                K,
-            >(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetIdentityVerificationImageContent::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetImmovables<'a> {
         type Output = types::ImmovablesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[23usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetImmovables::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetImmovables::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetLegalEntities<'a> {
         type Output = types::LegalEntitiesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[24usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetLegalEntities::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetLegalEntities::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetMetrics<'a> {
         type Output = types::MetricsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[25usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetMetrics::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetMetrics::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetNegativeTradelines<'a> {
         type Output = types::NegativeTradelinesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[26usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetNegativeTradelines::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetNegativeTradelines::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPersonDetails<'a> {
         type Output = types::PersonDetailsResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[27usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetPersonDetails::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetPersonDetails::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPositiveTradelines<'a> {
         type Output = types::PositiveTradelinesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[28usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetPositiveTradelines::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetPositiveTradelines::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetRegistryIncomes<'a> {
         type Output = types::RegistryIncomesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[29usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetRegistryIncomes::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetRegistryIncomes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetScores<'a> {
         type Output = types::ScoresResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[30usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetScores::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetScores::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetAccountStatementTsv<'a> {
         type Output = ByteStream;
         const META: &'static crate::operation::OperationMeta = &ALL[31usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetAccountStatementTsv::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetAccountStatementTsv::send_with(self, options)
         }
     }
 }

@@ -6,8 +6,9 @@
 
 use std::future::Future;
 
+use futures_util::FutureExt;
+
 use crate::call_options::{CallOptions, CallResponse, WithOptions};
-use crate::runtime::{BodyOnly, Keep, Whole};
 
 /// How an operation's success body is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,8 +96,8 @@ pub trait Operation: Sized {
     where
         Self: Send,
     {
-        // Every error of the door names the operation already.
-        self.send_with::<Whole>(None)
+        self.send_with(None)
+            .map(|answer| answer.map_err(|error| error.with_operation(Self::META.id)))
     }
 
     /// This operation with per-call options (a deadline, a retry policy, extra headers): see
@@ -111,10 +112,10 @@ pub trait Operation: Sized {
     /// (`None`) keeps every future of its path small (BENCHMARKS.md, P1).
     // Plumbing of the generated code: hidden from the documented API.
     #[doc(hidden)]
-    fn send_with<K: Keep<Self::Output>>(
+    fn send_with(
         self,
         options: Option<Box<CallOptions>>,
-    ) -> impl Future<Output = crate::Result<K::Kept>> + Send;
+    ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send;
 }
 
 /// What [`Operation::call`] does, with `options` when there are any (`None`: exactly
@@ -124,10 +125,14 @@ pub(crate) fn call_with<O: Operation + Send>(
     operation: O,
     options: Option<CallOptions>,
 ) -> impl Future<Output = crate::Result<O::Output>> + Send {
-    // The door's future itself, keeping the body (no map nor `async` block around it: one
-    // future fewer, each copied whole when first awaited, BENCHMARKS.md, P1); every error of
-    // the door names the operation already.
-    operation.send_with::<BodyOnly>(options.map(Box::new))
+    // A map of the door's future, not another async block around it: one future fewer, each
+    // copied whole when first awaited (BENCHMARKS.md, P1).
+    operation
+        .send_with(options.map(Box::new))
+        .map(|answer| match answer {
+            Ok(answer) => Ok(answer.body),
+            Err(error) => Err(error.with_operation(O::META.id)),
+        })
 }
 
 /// What a [`WithOptions`] (defined with the options, `crate::call_options`) sends: the same
@@ -156,10 +161,10 @@ impl<O: Operation + Send> Operation for WithOptions<O> {
     type Output = O::Output;
     const META: &'static OperationMeta = O::META;
 
-    fn send_with<K: Keep<Self::Output>>(
+    fn send_with(
         self,
         options: Option<Box<CallOptions>>,
-    ) -> impl Future<Output = crate::Result<K::Kept>> + Send {
+    ) -> impl Future<Output = crate::Result<CallResponse<Self::Output>>> + Send {
         let WithOptions {
             operation,
             options: own,
@@ -169,6 +174,6 @@ impl<O: Operation + Send> Operation for WithOptions<O> {
             Some(outer) => outer.then(own),
             None => own,
         };
-        operation.send_with::<K>(Some(Box::new(options)))
+        operation.send_with(Some(Box::new(options)))
     }
 }

@@ -87,7 +87,7 @@ fn json_suffix_request_bodies_are_sent_as_json_under_their_own_media_type() {
     let code = &outputs.generated.code;
     let send = |builder: &str| {
         let imp = item(code, &format!("impl<'a> {builder}<'a> {{"));
-        item(imp, "pub fn send_with<K").to_string()
+        item(imp, "pub fn send_with(").to_string()
     };
     let patch = send("PatchItem");
     let content_type = "::reqwest::header::CONTENT_TYPE,";

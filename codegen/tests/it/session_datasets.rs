@@ -115,7 +115,7 @@ fn the_generated_file_lists_each_dataset_with_its_generated_type() {
     assert!(
         compact.contains(
             "#[allow(deprecated,reason=\"readonlywhenasked:SessionDatasetsRequest::include_deprecated\")]\
-             Dataset::OldScores=>{Box::pin(asyncmove{Fetched::OldScores(client.get_old_scores()"
+             Dataset::OldScores=>{Box::pin(asyncmove{Fetched::OldScores(crate::operation::call_with(client.get_old_scores()"
         ),
         "{code}"
     );

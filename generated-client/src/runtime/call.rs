@@ -12,12 +12,11 @@ use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt;
 use progenitor_client::ByteStream;
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio::time::Instant;
-use futures_util::FutureExt;
-use futures_util::future::Either;
 use tracing::Instrument;
 
 use super::ClientState;
@@ -121,42 +120,6 @@ impl Answer for NoBody {
     }
 }
 
-/// What a call returns of its answer: the body alone ([`BodyOnly`], `call()`) or the body with
-/// the final status, headers and attempts ([`Whole`], `call_with_response()`). A type
-/// parameter of the door rather than a map around its future: one future level fewer on every
-/// call's path (BENCHMARKS.md, P1).
-#[doc(hidden)]
-pub trait Keep<T> {
-    /// What the call returns.
-    type Kept;
-    /// That, of `answer`.
-    fn keep(answer: CallResponse<T>) -> Self::Kept;
-}
-
-/// The body alone (`call()`).
-#[doc(hidden)]
-pub struct BodyOnly;
-
-impl<T> Keep<T> for BodyOnly {
-    type Kept = T;
-
-    fn keep(answer: CallResponse<T>) -> T {
-        answer.body
-    }
-}
-
-/// The body with the final status, headers and attempts (`call_with_response()`).
-#[doc(hidden)]
-pub struct Whole;
-
-impl<T> Keep<T> for Whole {
-    type Kept = CallResponse<T>;
-
-    fn keep(answer: CallResponse<T>) -> CallResponse<T> {
-        answer
-    }
-}
-
 /// A body delivered otherwise than its [`Answer`] reads it: only a bug of this module.
 fn unread(meta: &'static OperationMeta) -> Error {
     Error::InvalidResponse {
@@ -196,8 +159,7 @@ pub fn unbuilt(error: reqwest::Error) -> Error {
 
 /// Sends `request`, the request of `meta`'s operation, with the client's policies and the
 /// call's `options` (see [the module](self) and [`crate::call_options`]), and returns its
-/// success answer as `A` decodes it, what `K` keeps of it: the body, or the body with the final
-/// status, headers and attempts. `success`
+/// success answer as `A` decodes it, with the final status, headers and attempts. `success`
 /// holds the statuses the description declares a success of the operation: any other status
 /// below 400 is an [`Error::Api`] naming it (the generator writes them beside `Self::META`).
 ///
@@ -206,14 +168,14 @@ pub fn unbuilt(error: reqwest::Error) -> Error {
 /// Every failure as the [`Error`] naming the operation: an error status, a transport failure,
 /// no token, a body over the limit or that does not decode, a refused per-call header.
 #[doc(hidden)]
-pub fn send<'c, A: Answer, K: Keep<A::Output>>(
+pub fn send<'c, A: Answer>(
     http: &'c reqwest::Client,
     state: &'c ClientState,
     meta: &'static OperationMeta,
     success: &'static [RangeInclusive<u16>],
     request: Result<reqwest::Request, Error>,
     options: Option<Box<CallOptions>>,
-) -> impl Future<Output = Result<K::Kept, Error>> + Send + use<'c, A, K> {
+) -> impl Future<Output = Result<CallResponse<A::Output>, Error>> + Send + use<'c, A> {
     let called = Called {
         http,
         state: &state.inner,
@@ -232,7 +194,7 @@ pub fn send<'c, A: Answer, K: Keep<A::Output>>(
             body,
         } = received;
         let output = A::decode(meta, body)?;
-        Ok(K::keep(CallResponse::new(output, status, headers, attempts)))
+        Ok(CallResponse::new(output, status, headers, attempts))
     })
 }
 
@@ -329,22 +291,19 @@ enum Attempt {
     Failed(Error, Retryable),
 }
 
-/// One call, with the client's settings or the call's own options. Not an `async fn`: the
-/// loop's future itself, without one more level around it (BENCHMARKS.md, P1).
-fn execute<'r, 'c: 'r>(
+/// One call, with the client's settings or the call's own options.
+async fn execute(
     request: reqwest::Request,
-    called: Called<'c>,
-    options: Option<&'r CallOptions>,
-    record: &'r mut CallRecord<'c>,
-) -> impl Future<Output = Result<Received, Error>> + Send + use<'r, 'c> {
+    called: Called<'_>,
+    options: Option<&CallOptions>,
+    record: &mut CallRecord<'_>,
+) -> Result<Received, Error> {
     let Some(options) = options else {
         let policy = &called.state.retry;
-        return Either::Left(execute_with_policy(request, called, policy, None, record));
+        return execute_with_policy(request, called, policy, None, record).await;
     };
     // Boxed, like the other rare paths: a call without options keeps a small future.
-    Either::Right(Box::pin(execute_with_options(
-        request, called, options, record,
-    )))
+    Box::pin(execute_with_options(request, called, options, record)).await
 }
 
 /// One call under its own options: its retry policy, and its deadline over everything

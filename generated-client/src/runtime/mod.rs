@@ -73,10 +73,7 @@ mod state;
 
 pub(crate) use call::access_token;
 #[doc(hidden)]
-pub use call::{
-    Answer, Body, BodyOnly, Json, Keep, NoBody, Read, Streamed, Whole, invalid_request, send,
-    unbuilt,
-};
+pub use call::{Answer, Body, Json, NoBody, Read, Streamed, invalid_request, send, unbuilt};
 #[doc(hidden)]
 pub use path::path_segment;
 pub use redirect::same_origin_redirects;

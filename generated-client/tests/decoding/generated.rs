@@ -3121,12 +3121,16 @@ pub mod builder {
         ///Sends a `GET` request to `/incomes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::IncomesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::IncomesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3155,7 +3159,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IncomesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3210,14 +3213,18 @@ pub mod builder {
         ///Sends a `GET` request to `/forecasts`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<
-            K: crate::runtime::Keep<::std::vec::Vec<types::WeatherForecastBase>>,
-        >(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    ::std::vec::Vec<types::WeatherForecastBase>,
+                >,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3246,7 +3253,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::WeatherForecastBase>>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3303,12 +3309,16 @@ pub mod builder {
         ///Sends a `GET` request to `/pet`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::GetPetResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::GetPetResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3337,7 +3347,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::GetPetResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3392,14 +3401,18 @@ pub mod builder {
         ///Sends a `GET` request to `/shapes`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<
-            K: crate::runtime::Keep<::std::vec::Vec<types::GetShapesResponseItem>>,
-        >(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<
+                    ::std::vec::Vec<types::GetShapesResponseItem>,
+                >,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3428,7 +3441,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::GetShapesResponseItem>>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3485,12 +3497,16 @@ pub mod builder {
         ///Sends a `GET` request to `/values`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::ValuesResponse>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<
+                crate::call_options::CallResponse<types::ValuesResponse>,
+            >,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3519,7 +3535,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ValuesResponse>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3574,12 +3589,14 @@ pub mod builder {
         ///Sends a `GET` request to `/padded`
         ///Builds the request (its limits checked on the typed values first) and sends it through the client's one door, `crate::runtime::send`, with this call's `options`. Prefer `call()`, `call_with_response()` and `options()`.
         #[doc(hidden)]
-        pub fn send_with<K: crate::runtime::Keep<types::PaddedItem>>(
+        pub fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<types::PaddedItem>>,
+        > + Send + 'a {
             let client: &'a super::Client = self.client;
             let request = (move || -> crate::Result<::reqwest::Request> {
                 let Self { client } = self;
@@ -3608,7 +3625,6 @@ pub mod builder {
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PaddedItem>,
-                K,
             >(
                 &client.client,
                 &client.inner,
@@ -3737,73 +3753,85 @@ pub mod operations {
     impl<'a> crate::operation::Operation for super::builder::GetIncomes<'a> {
         type Output = types::IncomesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[0usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetIncomes::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetIncomes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetForecasts<'a> {
         type Output = ::std::vec::Vec<types::WeatherForecastBase>;
         const META: &'static crate::operation::OperationMeta = &ALL[1usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetForecasts::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetForecasts::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPet<'a> {
         type Output = types::GetPetResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[2usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetPet::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetPet::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetShapes<'a> {
         type Output = ::std::vec::Vec<types::GetShapesResponseItem>;
         const META: &'static crate::operation::OperationMeta = &ALL[3usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetShapes::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetShapes::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetValues<'a> {
         type Output = types::ValuesResponse;
         const META: &'static crate::operation::OperationMeta = &ALL[4usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetValues::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetValues::send_with(self, options)
         }
     }
     impl<'a> crate::operation::Operation for super::builder::GetPadded<'a> {
         type Output = types::PaddedItem;
         const META: &'static crate::operation::OperationMeta = &ALL[5usize];
-        fn send_with<K: crate::runtime::Keep<Self::Output>>(
+        fn send_with(
             self,
             options: ::std::option::Option<
                 ::std::boxed::Box<crate::call_options::CallOptions>,
             >,
-        ) -> impl ::std::future::Future<Output = crate::Result<K::Kept>> + Send {
-            super::builder::GetPadded::send_with::<K>(self, options)
+        ) -> impl ::std::future::Future<
+            Output = crate::Result<crate::call_options::CallResponse<Self::Output>>,
+        > + Send {
+            super::builder::GetPadded::send_with(self, options)
         }
     }
 }

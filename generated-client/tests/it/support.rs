@@ -314,10 +314,7 @@ pub async fn through_the_door(
     creditdata_client::Error,
 > {
     use progenitor_client::ClientInfo;
-    creditdata_client::runtime::send::<
-        creditdata_client::runtime::Streamed,
-        creditdata_client::runtime::Whole,
-    >(
+    creditdata_client::runtime::send::<creditdata_client::runtime::Streamed>(
         client.client(),
         client.inner(),
         meta,
