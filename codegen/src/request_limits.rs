@@ -263,7 +263,7 @@ pub fn generate(effective: &Value, header: &str) -> String {
     out.push_str(
         "\n//! Contracts (generated): the request limits of the description the generated types \
          cannot hold,\n//! checked before sending by `limits.rs` (`codegen/src/request_limits.rs`).\n\n\
-         use crate::limits::{ArrayLength, EmailMember, QueryRange};\n\n\
+         use crate::limits::rows::{ArrayLength, EmailMember, QueryRange};\n\n\
          /// `minimum`/`maximum` of the integer query parameters.\n\
          pub const QUERY_RANGES: &[QueryRange] = &[\n",
     );

@@ -65,10 +65,12 @@ use crate::urls::redact_reqwest;
 
 mod api;
 mod decode;
+mod operation_name;
 
 pub(crate) use api::HeaderNames;
 pub use api::{ApiError, MAX_ERROR_BODY, WithServiceText};
 pub use decode::DecodeError;
+use operation_name::op_name;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -289,11 +291,6 @@ impl fmt::Debug for Error {
                 .finish(),
         }
     }
-}
-
-/// The operation's name for a message, `request` when unknown.
-fn op_name(operation: &Option<&'static str>) -> &'static str {
-    operation.unwrap_or("request")
 }
 
 fn attempts_suffix(attempts: u32) -> String {

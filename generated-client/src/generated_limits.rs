@@ -21,7 +21,7 @@
 //! Contracts (generated): the request limits of the description the generated types cannot hold,
 //! checked before sending by `limits.rs` (`codegen/src/request_limits.rs`).
 
-use crate::limits::{ArrayLength, EmailMember, QueryRange};
+use crate::limits::rows::{ArrayLength, EmailMember, QueryRange};
 
 /// `minimum`/`maximum` of the integer query parameters.
 pub const QUERY_RANGES: &[QueryRange] = &[

@@ -25,45 +25,68 @@ use serde_json::Value;
 
 use crate::Error;
 
-/// The largest page (`Take`) the session search accepts.
-pub const MAX_TAKE: u32 = 100;
+pub(crate) mod rows;
 
-/// The most query parameters (countries with their packages) one create or update may carry.
-pub const MAX_QUERY_PARAMETERS: usize = 100;
+pub use rows::{ArrayLength, EmailMember, QueryRange};
 
-/// An integer query parameter's allowed range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QueryRange {
-    /// The operationId.
-    pub operation: &'static str,
-    /// The parameter's name on the wire.
-    pub parameter: &'static str,
-    /// Smallest allowed value.
-    pub minimum: i64,
-    /// Largest allowed value.
-    pub maximum: i64,
+/// The largest page (`Take`) the session search accepts: the description's `maximum` of `Take`
+/// (read from [`QUERY_RANGES`] when the crate is compiled).
+pub const MAX_TAKE: u32 = {
+    let maximum = query_maximum("Take");
+    assert!(
+        maximum >= 1 && maximum <= u32::MAX as i64,
+        "the description's maximum of Take is not a page size"
+    );
+    maximum as u32
+};
+
+/// The most query parameters (countries with their packages) one create or update may carry:
+/// the description's `maxItems` of `queryParameters` (read from [`ARRAY_LENGTHS`]).
+pub const MAX_QUERY_PARAMETERS: usize = match array_max_items("/queryParameters") {
+    Some(most) => most,
+    None => panic!("the description gives queryParameters no maxItems"),
+};
+
+/// Whether two strings are the same (`==` is not `const`).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
-/// An array member of a JSON request body and how many items it may hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArrayLength {
-    /// The operationId.
-    pub operation: &'static str,
-    /// JSON pointer of the member in the body; `*` stands for every item of an array.
-    pub pointer: &'static str,
-    /// Fewest items.
-    pub min_items: usize,
-    /// Most items, when bounded.
-    pub max_items: Option<usize>,
+/// The `maximum` of the first integer query parameter named `parameter` in [`QUERY_RANGES`]; a
+/// compile error when the description gives it none.
+const fn query_maximum(parameter: &str) -> i64 {
+    let mut i = 0;
+    while i < QUERY_RANGES.len() {
+        if same(QUERY_RANGES[i].parameter, parameter) {
+            return QUERY_RANGES[i].maximum;
+        }
+        i += 1;
+    }
+    panic!("the description gives this query parameter no range")
 }
 
-/// A string member of a JSON request body that must be an e-mail address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EmailMember {
-    /// The operationId.
-    pub operation: &'static str,
-    /// JSON pointer of the member in the body.
-    pub pointer: &'static str,
+/// The `maxItems` of the first body array at `pointer` in [`ARRAY_LENGTHS`]; a compile error
+/// when the description has no such array.
+const fn array_max_items(pointer: &str) -> Option<usize> {
+    let mut i = 0;
+    while i < ARRAY_LENGTHS.len() {
+        if same(ARRAY_LENGTHS[i].pointer, pointer) {
+            return ARRAY_LENGTHS[i].max_items;
+        }
+        i += 1;
+    }
+    panic!("the description has no such body array")
 }
 
 /// The tables of this description, generated from it (`generated_limits.rs`, written by
@@ -373,25 +396,6 @@ mod tests {
         assert_eq!(
             table_emails, emails,
             "EMAIL_MEMBERS against the description"
-        );
-    }
-
-    /// The two limits this crate names in its API (paging's page size, the query parameters of
-    /// a body) are the description's.
-    #[test]
-    fn the_named_limits_are_the_descriptions() {
-        assert!(
-            QUERY_RANGES
-                .iter()
-                .any(|r| r.parameter == "Take" && r.maximum == i64::from(MAX_TAKE)),
-            "{QUERY_RANGES:?}"
-        );
-        assert!(
-            ARRAY_LENGTHS
-                .iter()
-                .any(|a| a.pointer == "/queryParameters"
-                    && a.max_items == Some(MAX_QUERY_PARAMETERS)),
-            "{ARRAY_LENGTHS:?}"
         );
     }
 

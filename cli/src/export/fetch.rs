@@ -12,7 +12,7 @@ use creditdata_client::{ClientInfo, Error};
 use futures::StreamExt;
 use uuid::Uuid;
 
-use super::Context;
+use super::context::Context;
 use super::files::Kept;
 use super::manifest::FileEntry;
 use super::plan::{Fetch, Job, reading_of};

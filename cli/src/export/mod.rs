@@ -29,7 +29,10 @@
 //! (the bounds on what listings add, and their names), [`fetch`] each file (or keep it when it
 //! verifies), [`store`] writes it atomically inside the tree (the confinement), [`record`]
 //! the session's manifest, the run's index, the summary and the exit status; [`session`] drives
-//! one session through them, this module the whole run, holding the directory's [`lock`].
+//! one session through them, this module the whole run, holding the directory's [`lock`]. What
+//! they all share (the client, the tree, the bounds, the stop signal) is the run's
+//! [`Context`], in [`context`], below every step: this module builds on its children and holds
+//! nothing they import.
 //!
 //! Work flows through one queue per session: a dataset that lists entries (account statements,
 //! attachments, identity verifications, source files...) adds the downloads of every operation
@@ -58,6 +61,7 @@
 //! same API client, and [`share`] claims each session through the store before it is exported,
 //! so that workers started with the same filters each export their part.
 
+mod context;
 mod fetch;
 mod files;
 mod interrupt;
@@ -85,10 +89,10 @@ use tokio::sync::{Semaphore, oneshot, watch};
 use crate::cli::{ExportArgs, GlobalArgs};
 use crate::failure::Failure;
 use crate::output::Output;
+use context::{Context, local};
 use manifest::IndexWriter;
 use progress::Progress;
 use record::{RunSummary, Totals};
-use store::StoreError;
 
 /// How many answers the export holds in memory at once (see [`Context::held`]).
 const ANSWERS_HELD: usize = 1;
@@ -159,51 +163,6 @@ pub async fn run(global: &GlobalArgs, out: Output, args: ExportArgs) -> Result<(
         },
         other => other,
     })
-}
-
-/// What every session's work shares.
-struct Context<'a> {
-    client: &'a Client,
-    /// The export's directory: every file of it goes through here.
-    tree: &'a store::Tree,
-    include_deprecated: bool,
-    /// `--concurrency`: the permits' number.
-    concurrency: usize,
-    permits: Semaphore,
-    /// `--max-listed-files`: ids taken from one listing of a session.
-    max_listed_files: usize,
-    /// `--max-listing-bytes`: the largest listing written and read back.
-    max_listing_bytes: u64,
-    /// Answers held in memory at once, across sessions: one (a source file, whose content
-    /// comes Base64 inside JSON and is decoded whole; every other answer is streamed to its
-    /// file). With the client's body limit, what bounds the export's memory: see
-    /// `cli/README.md`, "Bounded and paced".
-    held: Semaphore,
-    /// Files being obtained at once, across sessions: `--concurrency` slots. The rest wait as
-    /// plain data in their session's queue, so memory does not grow with a listing's length.
-    live: Semaphore,
-    /// The most files obtained at once during the run (logged with `-v`).
-    peak_live: AtomicUsize,
-    /// `true` once the export must stop: Ctrl-C, or a failure no other request can avoid.
-    stop: watch::Sender<bool>,
-    progress: &'a Progress,
-}
-
-impl Context<'_> {
-    /// Notes that one more file is being obtained.
-    fn note_live(&self) {
-        let live = self.concurrency - self.live.available_permits();
-        self.peak_live.fetch_max(live, Ordering::Relaxed);
-    }
-
-    fn stopping(&self) -> bool {
-        *self.stop.borrow()
-    }
-
-    async fn stopped(&self) {
-        let mut receiver = self.stop.subscribe();
-        let _ = receiver.wait_for(|stop| *stop).await;
-    }
 }
 
 async fn export(
@@ -433,8 +392,4 @@ fn outcome(context: &Context<'_>, report: &record::SessionReport) -> share::Outc
         manifest::SessionState::Partial => "partial",
         manifest::SessionState::Failed => "failed",
     })
-}
-
-fn local(error: StoreError) -> Failure {
-    Failure::Local(error.0)
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::context::local;
 use super::manifest::{
     self, FailedFile, FileEntry, IndexEntry, ProviderEntry, SessionManifest, SessionReadiness,
     SessionState, SkippedFile,
@@ -107,7 +108,7 @@ impl SessionReport {
         };
         if let Err(error) = manifest.save(tree, dir).await {
             self.index.complete = false;
-            self.fatal.get_or_insert(super::local(error));
+            self.fatal.get_or_insert(local(error));
         }
         self.index.state = if !self.failures.is_empty() || self.fatal.is_some() {
             SessionState::Failed

@@ -22,7 +22,7 @@ use creditdata_mock::{MockConfig, MockServer, TokenOptions};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 
-use super::Context;
+use super::context::Context;
 use super::fetch::obtain;
 use super::files::{Kept, ListingOf, parameters};
 use super::plan::{EntriesOf, Fetch, Job, Listings};

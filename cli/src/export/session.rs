@@ -16,6 +16,7 @@ use creditdata_client::types::Session;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
+use super::context::{Context, local};
 use super::fetch::{Missed, Obtained, dataset_bound, kept_listing, obtain, write_read};
 use super::manifest::{
     DatasetReadiness, FailedFile, FileEntry, Previous, ProviderEntry, SessionManifest,
@@ -23,7 +24,7 @@ use super::manifest::{
 };
 use super::plan::{DatasetFile, Job, Listings, Plan, reading_of};
 use super::record::SessionReport;
-use super::{Context, local, store};
+use super::store;
 use crate::failure::{EXIT_AUTH, Failure, client_exit_status};
 
 /// Exports one session: keeps what verifies against its manifest (and, for its datasets and

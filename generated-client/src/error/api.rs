@@ -7,7 +7,7 @@ use bytes::Bytes;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
-use super::op_name;
+use super::operation_name::op_name;
 use crate::types::ProblemDetails;
 
 /// The service answered a call with an error status.

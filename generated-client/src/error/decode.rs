@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::op_name;
+use super::operation_name::op_name;
 
 /// A success body that did not match its type.
 ///

@@ -19,7 +19,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::ClientState;
+use super::state::ClientState;
 use super::state::StateInner;
 use crate::auth::{AccessToken, Authenticator};
 use crate::call_options::{CallOptions, CallResponse};

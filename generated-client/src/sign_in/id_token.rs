@@ -8,8 +8,9 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use subtle::ConstantTimeEq as _;
 
+use super::error::SignInError;
 use super::provider::{IdentityProvider, ProviderMetadata};
-use super::{SignInError, SignedInUser};
+use super::store::SignedInUser;
 use crate::auth::error::AuthError;
 
 /// The algorithms the client verifies: the one the mock and Keycloak-style providers use, and

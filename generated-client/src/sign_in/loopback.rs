@@ -13,7 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use super::SignInError;
+use super::error::SignInError;
 
 /// The path of the redirect URI.
 pub(super) const CALLBACK_PATH: &str = "/callback";

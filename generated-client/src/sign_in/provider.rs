@@ -21,7 +21,7 @@ use crate::auth::identity_http::{Discovered, DiscoveryDocument, OAuthHttp, disco
 use crate::auth::limits::{IdentityProviderLimits, MAX_IDENTITY_PROVIDER_BODY};
 use crate::urls::validate_identity_provider_url;
 
-use super::SignInError;
+use super::error::SignInError;
 
 /// The client id of the `creditdata` command, a public native application (no secret).
 pub const CLI_CLIENT_ID: &str = "creditdata-cli";

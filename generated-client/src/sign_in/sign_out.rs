@@ -3,7 +3,9 @@
 
 use secrecy::{ExposeSecret as _, SecretString};
 
-use super::{IdentityProvider, SignInError, StoredSignIn};
+use super::error::SignInError;
+use super::provider::IdentityProvider;
+use super::store::StoredSignIn;
 use crate::auth::error::AuthErrorKind;
 
 /// Where the provider is asked to send the browser once its session has ended. Nothing

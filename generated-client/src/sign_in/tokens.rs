@@ -17,8 +17,9 @@ use oauth2::{
 };
 use secrecy::{ExposeSecret, SecretString};
 
+use super::error::SignInError;
 use super::provider::{IdentityProvider, ProviderMetadata, oauth_error};
-use super::{SignInError, StoredSignIn, TokenStore, TokenStoreError};
+use super::store::{StoredSignIn, TokenStore, TokenStoreError, TokenStoreLock};
 use crate::auth::access_token::AccessToken;
 use crate::auth::error::{AuthError, AuthErrorKind};
 use crate::auth::identity_http::shorten;
@@ -276,7 +277,7 @@ impl UserTokens {
         loaded.ok_or_else(|| sign_in_required("no one is signed in"))
     }
 
-    async fn lock(&self) -> Result<super::TokenStoreLock, AuthError> {
+    async fn lock(&self) -> Result<TokenStoreLock, AuthError> {
         let store = Arc::clone(&self.store);
         tokio::task::spawn_blocking(move || store.lock())
             .await

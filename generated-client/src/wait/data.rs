@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use uuid::Uuid;
 
-use super::{Schedule, WaitOptions};
+use super::schedule::{Schedule, WaitOptions};
 use crate::generated_session_datasets::fetch;
 use crate::readiness::Gate;
 use crate::session_datasets::{Dataset, SessionDatasets};

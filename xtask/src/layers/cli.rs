@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &str)] = &[
     ),
     (
         "parts",
-        "what commands share below the command tree: profiles, tables, the trace, the files the description gives a session, the export's progress and interrupts",
+        "what commands share below the command tree: profiles, tables, the trace, the files the description gives a session, the export's progress, interrupts and the context its steps share",
     ),
     (
         "command tree",
@@ -59,6 +59,7 @@ const MODULES: &[(&str, usize)] = &[
     ("export::files", 2),
     ("export::progress", 2),
     ("export::interrupt", 2),
+    ("export::context", 2),
     ("cli", 3),
     ("token_store", 3),
     ("settings", 4),
