@@ -150,18 +150,17 @@ async fn post_form(
         .expect("form post")
 }
 
-/// Signs `username` in on the page at `url` and answers the consent question; the response
-/// (a redirect to the application).
-async fn sign_in_and_answer(
+/// Opens the sign-in page at `url` and posts `username`/`password` with its CSRF token; the
+/// pending request's id and the response (the consent page, or the sign-in page again).
+async fn post_credentials(
     browser: &reqwest::Client,
     mock: &MockServer,
     url: &str,
     username: &str,
     password: &str,
-    decision: &str,
-) -> reqwest::Response {
+) -> (String, reqwest::Response) {
     let (_, request, csrf) = open_sign_in(browser, url).await;
-    let consent = post_form(
+    let response = post_form(
         browser,
         mock,
         "authenticate",
@@ -173,6 +172,20 @@ async fn sign_in_and_answer(
         ],
     )
     .await;
+    (request, response)
+}
+
+/// Signs `username` in on the page at `url` and answers the consent question; the response
+/// (a redirect to the application).
+async fn sign_in_and_answer(
+    browser: &reqwest::Client,
+    mock: &MockServer,
+    url: &str,
+    username: &str,
+    password: &str,
+    decision: &str,
+) -> reqwest::Response {
+    let (request, consent) = post_credentials(browser, mock, url, username, password).await;
     assert_eq!(consent.status(), StatusCode::OK);
     let html = consent.text().await.expect("consent html");
     assert!(html.contains("Allow access?"), "the consent page: {html}");
@@ -304,19 +317,7 @@ async fn sign_in_or_page(
     username: &str,
     password: &str,
 ) -> String {
-    let (_, request, csrf) = open_sign_in(browser, url).await;
-    let response = post_form(
-        browser,
-        mock,
-        "authenticate",
-        &[
-            ("request", &request),
-            ("csrf_token", &csrf),
-            ("username", username),
-            ("password", password),
-        ],
-    )
-    .await;
+    let (_, response) = post_credentials(browser, mock, url, username, password).await;
     response.text().await.expect("html")
 }
 
