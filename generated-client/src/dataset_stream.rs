@@ -114,24 +114,28 @@ impl Client {
         // The version the typed call sends, so that both read the same answer.
         let api_version = crate::operations::api_version(operation)
             .unwrap_or_else(<Client as ClientInfo<crate::runtime::ClientState>>::api_version);
-        let request = self
-            .client()
-            .get(format!("{}{path}", self.baseurl()))
-            .header(ACCEPT, HeaderValue::from_static("application/json"))
-            .header(
-                HeaderName::from_static("api-version"),
-                HeaderValue::from_static(api_version),
-            )
-            .build()
-            .map_err(|error| Error::from_reqwest(Some(operation), 0, error))?;
+        let url = format!("{}{path}", self.baseurl());
+        // Built again for a retry, as the generated calls are.
+        let build = || {
+            self.client()
+                .get(url.as_str())
+                .header(ACCEPT, HeaderValue::from_static("application/json"))
+                .header(
+                    HeaderName::from_static("api-version"),
+                    HeaderValue::from_static(api_version),
+                )
+                .build()
+                .map_err(|error| Error::from_reqwest(Some(operation), 0, error))
+        };
+        let request = build()?;
         // The one door of every call, the body left unread (`Streamed`).
-        let answer = crate::runtime::send::<Streamed>(
+        let answer = crate::runtime::send::<Streamed, _>(
             self.client(),
             self.inner(),
             meta,
             // Any success: the read is by metadata, whatever the description declares.
             &[200..=299],
-            Ok(request),
+            Ok((request, Some(build))),
             None,
         )
         .await?;

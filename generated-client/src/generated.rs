@@ -9448,7 +9448,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self {
                     client,
                     country_code,
@@ -9488,78 +9488,85 @@ pub mod builder {
                     2147483647i64,
                 )?;
                 crate::limits::check_range("GetSessions", "Take", &take, 1i64, 100i64)?;
-                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new("CountryCode", &country_code),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedByName",
-                            &created_by_name,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedFromUtc",
-                            &created_from_utc,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedToUtc",
-                            &created_to_utc,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CustomerProgressStatus",
-                            &customer_progress_status,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "OrganizationalUnitName",
-                            &organizational_unit_name,
-                        ),
-                    )
-                    .query(&progenitor_client::QueryParam::new("Skip", &skip))
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "SubjectEmail",
-                            &subject_email,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "SubjectFullName",
-                            &subject_full_name,
-                        ),
-                    )
-                    .query(&progenitor_client::QueryParam::new("Take", &take))
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CountryCode",
+                                &country_code,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedByName",
+                                &created_by_name,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedFromUtc",
+                                &created_from_utc,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedToUtc",
+                                &created_to_utc,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CustomerProgressStatus",
+                                &customer_progress_status,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "OrganizationalUnitName",
+                                &organizational_unit_name,
+                            ),
+                        )
+                        .query(&progenitor_client::QueryParam::new("Skip", &skip))
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "SubjectEmail",
+                                &subject_email,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "SubjectFullName",
+                                &subject_full_name,
+                            ),
+                        )
+                        .query(&progenitor_client::QueryParam::new("Take", &take))
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SessionsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -9646,7 +9653,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, body } = self;
                 let body = body
                     .and_then(|v| {
@@ -9655,32 +9662,36 @@ pub mod builder {
                     })
                     .map_err(crate::runtime::invalid_request)?;
                 crate::limits::check_body("CreateSession", &body)?;
-                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .json(&body)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .json(&body)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -9758,7 +9769,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -9768,38 +9779,42 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -9898,7 +9913,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, body } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -9915,39 +9930,43 @@ pub mod builder {
                     })
                     .map_err(crate::runtime::invalid_request)?;
                 crate::limits::check_body("UpdateSession", &body)?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .patch(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .json(&body)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .patch(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .json(&body)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10025,7 +10044,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10035,39 +10054,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/actions/extend-customer-input-deadline",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/actions/extend-customer-input-deadline",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10147,7 +10170,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10157,39 +10180,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/actions/resend-customer-notification",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/actions/resend-customer-notification",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::serde_json::Value>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10273,7 +10300,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10283,39 +10310,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/input-requirements",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/input-requirements",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::InputRequirementsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10397,7 +10428,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10407,31 +10438,35 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/pdf-report",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/pdf-report",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10511,7 +10546,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10521,39 +10556,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::SourceFile>>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10651,7 +10690,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::SourceFile>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, source_file_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10669,42 +10708,46 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files/",
-                    &*source_file_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files/",
+                        &*source_file_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFile>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10802,7 +10845,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, source_file_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10820,43 +10863,47 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files/",
-                    &*source_file_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files/",
+                        &*source_file_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFileContent>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10922,33 +10969,38 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/consumer/packages"]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ConsumerPackagesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11032,7 +11084,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11042,39 +11094,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AccountStatementsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11156,7 +11212,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11166,31 +11222,35 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/transactions/excel",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/transactions/excel",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11282,7 +11342,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, account_statement_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11300,37 +11360,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/",
-                    &*crate::runtime::path_segment(
-                        "account_statement_id",
-                        &account_statement_id,
-                        &["transactions"],
-                    )?,
-                    "/excel",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/",
+                        &*crate::runtime::path_segment(
+                            "account_statement_id",
+                            &account_statement_id,
+                            &["transactions"],
+                        )?,
+                        "/excel",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11410,7 +11474,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11420,39 +11484,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/attachments",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/attachments",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AttachmentsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11548,7 +11616,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, attachment_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11566,37 +11634,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/attachments/",
-                    &*crate::runtime::path_segment(
-                        "attachment_id",
-                        &attachment_id,
-                        &[],
-                    )?,
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/attachments/",
+                        &*crate::runtime::path_segment(
+                            "attachment_id",
+                            &attachment_id,
+                            &[],
+                        )?,
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11676,7 +11748,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11686,39 +11758,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/categorizations-summary",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/categorizations-summary",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsSummaryResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11806,7 +11882,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11816,39 +11892,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/categorizations",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/categorizations",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11932,7 +12012,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11942,39 +12022,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/court-and-insolvencies",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/court-and-insolvencies",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CourtAndInsolvenciesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12058,7 +12142,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12068,39 +12152,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12200,7 +12288,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, verification_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12218,45 +12306,49 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications/",
-                    &*crate::runtime::path_segment(
-                        "verification_id",
-                        &verification_id,
-                        &[],
-                    )?,
-                    "/images",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications/",
+                        &*crate::runtime::path_segment(
+                            "verification_id",
+                            &verification_id,
+                            &[],
+                        )?,
+                        "/images",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationImagesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12366,7 +12458,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, verification_id, image_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12392,39 +12484,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications/",
-                    &*crate::runtime::path_segment(
-                        "verification_id",
-                        &verification_id,
-                        &[],
-                    )?,
-                    "/images/",
-                    &*crate::runtime::path_segment("image_id", &image_id, &[])?,
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications/",
+                        &*crate::runtime::path_segment(
+                            "verification_id",
+                            &verification_id,
+                            &[],
+                        )?,
+                        "/images/",
+                        &*crate::runtime::path_segment("image_id", &image_id, &[])?,
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12504,7 +12600,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12514,39 +12610,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/immovables",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/immovables",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ImmovablesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12630,7 +12730,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12640,39 +12740,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/legal-entities",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/legal-entities",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::LegalEntitiesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12756,7 +12860,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12766,39 +12870,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/metrics",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/metrics",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::MetricsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12882,7 +12990,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12892,39 +13000,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/negative-tradelines",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/negative-tradelines",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::NegativeTradelinesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13008,7 +13120,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13018,39 +13130,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/person-details",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/person-details",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PersonDetailsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13134,7 +13250,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13144,39 +13260,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/positive-tradelines",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/positive-tradelines",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PositiveTradelinesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13260,7 +13380,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13270,39 +13390,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/registry-incomes",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/registry-incomes",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::RegistryIncomesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13386,7 +13510,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13396,39 +13520,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/scores",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/scores",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ScoresResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13524,7 +13652,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, account_statement_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13542,37 +13670,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/",
-                    &*crate::runtime::path_segment(
-                        "account_statement_id",
-                        &account_statement_id,
-                        &[],
-                    )?,
-                    "/tsv",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/",
+                        &*crate::runtime::path_segment(
+                            "account_statement_id",
+                            &account_statement_id,
+                            &[],
+                        )?,
+                        "/tsv",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,

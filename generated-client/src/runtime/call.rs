@@ -19,6 +19,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::requests::{Attempts, Build};
 use super::state::ClientState;
 use super::state::StateInner;
 use crate::auth::{AccessToken, Authenticator};
@@ -159,23 +160,30 @@ pub fn unbuilt(error: reqwest::Error) -> Error {
 
 /// Sends `request`, the request of `meta`'s operation, with the client's policies and the
 /// call's `options` (see [the module](self) and [`crate::call_options`]), and returns its
-/// success answer as `A` decodes it, with the final status, headers and attempts. `success`
-/// holds the statuses the description declares a success of the operation: any other status
-/// below 400 is an [`Error::Api`] naming it (the generator writes them beside `Self::META`).
+/// success answer as `A` decodes it, with the final status, headers and attempts. `request`
+/// is the first attempt's request and the operation's build step that made it, which builds
+/// each further attempt's request again (`None`: a request that cannot be built again, copied
+/// for another attempt when its body can be). `success` holds the statuses the description
+/// declares a success of the operation: any other status below 400 is an [`Error::Api`] naming
+/// it (the generator writes them beside `Self::META`).
 ///
 /// # Errors
 ///
 /// Every failure as the [`Error`] naming the operation: an error status, a transport failure,
 /// no token, a body over the limit or that does not decode, a refused per-call header.
 #[doc(hidden)]
-pub fn send<'c, A: Answer>(
+pub fn send<'c, A, F>(
     http: &'c reqwest::Client,
     state: &'c ClientState,
     meta: &'static OperationMeta,
     success: &'static [RangeInclusive<u16>],
-    request: Result<reqwest::Request, Error>,
+    request: Result<(reqwest::Request, Option<F>), Error>,
     options: Option<Box<CallOptions>>,
-) -> impl Future<Output = Result<CallResponse<A::Output>, Error>> + Send + use<'c, A> {
+) -> impl Future<Output = Result<CallResponse<A::Output>, Error>> + Send + use<'c, A, F>
+where
+    A: Answer,
+    F: Fn() -> Result<reqwest::Request, Error> + Send + Sync + 'c,
+{
     let called = Called {
         http,
         state: &state.inner,
@@ -205,15 +213,18 @@ pub(crate) struct Received {
     body: Body,
 }
 
-/// [`send`] up to the decoding: the same for every answer type (compiled once).
-async fn call(
+/// [`send`] up to the decoding: the same for every answer type.
+async fn call<F>(
     called: Called<'_>,
-    request: Result<reqwest::Request, Error>,
+    request: Result<(reqwest::Request, Option<F>), Error>,
     options: Option<Box<CallOptions>>,
-) -> Result<(Received, u32), Error> {
+) -> Result<(Received, u32), Error>
+where
+    F: Fn() -> Result<reqwest::Request, Error> + Sync,
+{
     let meta = called.meta;
     let operation = meta.id;
-    let mut request = request.map_err(|error| error.with_operation(operation))?;
+    let (mut request, build) = request.map_err(|error| error.with_operation(operation))?;
     let span = tracing::info_span!(
         "creditdata.call",
         operation,
@@ -234,13 +245,14 @@ async fn call(
             .as_ref()
             .map(|t| t.call(meta, operation));
     }
+    let requests = Attempts::new(request, build.as_ref().map(|build| build as Build<'_>));
     // With no subscriber interested in the span, entering and leaving it on every poll and
     // reading the clock for its duration are pure cost (`benches/client_overhead.rs`).
     let outcome = if span.is_disabled() {
-        execute(request, called, options.as_deref(), &mut record).await
+        execute(requests, called, options.as_deref(), &mut record).await
     } else {
         let started = Instant::now();
-        let outcome = execute(request, called, options.as_deref(), &mut record)
+        let outcome = execute(requests, called, options.as_deref(), &mut record)
             .instrument(span.clone())
             .await;
         // Recorded once, at the end: some subscribers append a field recorded twice.
@@ -293,23 +305,23 @@ enum Attempt {
 
 /// One call, with the client's settings or the call's own options.
 async fn execute(
-    request: reqwest::Request,
+    requests: Attempts<'_>,
     called: Called<'_>,
     options: Option<&CallOptions>,
     record: &mut CallRecord<'_>,
 ) -> Result<Received, Error> {
     let Some(options) = options else {
         let policy = &called.state.retry;
-        return execute_with_policy(request, called, policy, None, record).await;
+        return execute_with_policy(requests, called, policy, None, None, record).await;
     };
     // Boxed, like the other rare paths: a call without options keeps a small future.
-    Box::pin(execute_with_options(request, called, options, record)).await
+    Box::pin(execute_with_options(requests, called, options, record)).await
 }
 
 /// One call under its own options: its retry policy, and its deadline over everything
 /// (see [`crate::call_options`]).
 async fn execute_with_options(
-    request: reqwest::Request,
+    requests: Attempts<'_>,
     called: Called<'_>,
     options: &CallOptions,
     record: &mut CallRecord<'_>,
@@ -320,9 +332,16 @@ async fn execute_with_options(
         .timeout
         .and_then(|timeout| Some((timeout, Instant::now().checked_add(timeout)?)))
     else {
-        return execute_with_policy(request, called, policy, None, record).await;
+        return execute_with_policy(requests, called, policy, Some(options), None, record).await;
     };
-    let call = execute_with_policy(request, called, policy, Some(deadline), record);
+    let call = execute_with_policy(
+        requests,
+        called,
+        policy,
+        Some(options),
+        Some(deadline),
+        record,
+    );
     let outcome = tokio::time::timeout_at(deadline, call).await;
     let passed = Err(Error::DeadlineExceeded {
         operation: Some(called.meta.id),
@@ -339,9 +358,10 @@ async fn execute_with_options(
 
 /// One call: attempts, token handling and error capture (see the module documentation).
 async fn execute_with_policy(
-    request: reqwest::Request,
+    mut requests: Attempts<'_>,
     called: Called<'_>,
     policy: &RetryPolicy,
+    options: Option<&CallOptions>,
     deadline: Option<Instant>,
     record: &mut CallRecord<'_>,
 ) -> Result<Received, Error> {
@@ -355,10 +375,9 @@ async fn execute_with_policy(
     let mut counted: u32 = 0;
     let mut refreshed_after_401 = false;
     let mut refused: Option<AccessToken> = None;
-    // Kept for another attempt only when one can happen: a retry, or the one after a 401.
+    // Another attempt can happen: a retry, or the one after a 401.
     let may_repeat =
         policy.max_attempts > 1 || state.auth.as_ref().is_some_and(Authenticator::can_refresh);
-    let mut original = Some(request);
     let mut first_attempt: Option<Instant> = None;
     loop {
         attempts += 1;
@@ -388,8 +407,6 @@ async fn execute_with_policy(
         // waiting for the rate limiter's budget is not the service being slow.
         let retry_clock = *first_attempt.get_or_insert_with(Instant::now);
         let token_to_replace = refused.take();
-        // The token goes into the kept request before it is copied: the copy's headers then
-        // need no room to grow.
         let token = match &state.auth {
             None => None,
             Some(auth) => {
@@ -432,21 +449,9 @@ async fn execute_with_policy(
                 }
             }
         };
-        if let (Some(token), Some(kept)) = (&token, original.as_mut()) {
-            kept.headers_mut()
-                .insert(AUTHORIZATION, token.header().clone());
-        }
-        // A body that cannot be copied (a stream) can be sent only once.
-        let Some(mut this_try) = original
-            .as_ref()
-            .filter(|_| may_repeat)
-            .and_then(copy_request)
-            .or_else(|| original.take())
-        else {
-            unreachable!("the loop ends when the request could not be kept for another try")
-        };
-        let can_repeat = original.is_some();
-        if let (Some(token), false) = (&token, can_repeat) {
+        // A body that can be neither built again nor copied (a stream) is sent only once.
+        let (mut this_try, can_repeat) = requests.next(may_repeat, options, operation)?;
+        if let Some(token) = &token {
             this_try
                 .headers_mut()
                 .insert(AUTHORIZATION, token.header().clone());
@@ -791,25 +796,6 @@ fn bound_by_deadline(
 /// A success answer with no body: 204, or a `Content-Length` of zero.
 fn is_empty_answer(response: &reqwest::Response) -> bool {
     response.status() == reqwest::StatusCode::NO_CONTENT || response.content_length() == Some(0)
-}
-
-/// A copy of `request` to send while the original is kept for another attempt; `None` when its
-/// body is a stream. For body-less requests (every GET) it copies only what the generated
-/// requests carry (method, URL, headers, version, timeout): `reqwest::Request::try_clone` also
-/// builds and drops an extensions map on every call, a measurable share of the per-call cost
-/// (`benches/client_overhead.rs`).
-fn copy_request(request: &reqwest::Request) -> Option<reqwest::Request> {
-    if request.body().is_some() {
-        // reqwest alone can copy a body (or tell that it cannot).
-        return request.try_clone();
-    }
-    let mut copy = reqwest::Request::new(request.method().clone(), request.url().clone());
-    *copy.headers_mut() = request.headers().clone();
-    *copy.version_mut() = request.version();
-    if let Some(timeout) = request.timeout() {
-        *copy.timeout_mut() = Some(*timeout);
-    }
-    Some(copy)
 }
 
 /// Reads at most [`MAX_ERROR_BODY`] bytes of an error response into an [`ApiError`].

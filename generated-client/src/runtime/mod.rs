@@ -69,6 +69,7 @@ mod call;
 mod client;
 mod path;
 mod redirect;
+mod requests;
 mod state;
 
 pub(crate) use call::access_token;

@@ -3132,33 +3132,37 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/incomes"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/incomes"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IncomesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -3226,33 +3230,37 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/forecasts"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/forecasts"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::WeatherForecastBase>>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -3320,33 +3328,37 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/pet"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/pet"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::GetPetResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -3414,33 +3426,37 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/shapes"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/shapes"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::GetShapesResponseItem>>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -3508,33 +3524,37 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/values"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/values"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ValuesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -3598,33 +3618,37 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::PaddedItem>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/padded"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/padded"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PaddedItem>,
+                _,
             >(
                 &client.client,
                 &client.inner,

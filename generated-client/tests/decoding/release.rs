@@ -10205,7 +10205,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self {
                     client,
                     country_code,
@@ -10245,78 +10245,85 @@ pub mod builder {
                     2147483647i64,
                 )?;
                 crate::limits::check_range("GetSessions", "Take", &take, 1i64, 100i64)?;
-                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new("CountryCode", &country_code),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedByName",
-                            &created_by_name,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedFromUtc",
-                            &created_from_utc,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CreatedToUtc",
-                            &created_to_utc,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "CustomerProgressStatus",
-                            &customer_progress_status,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "OrganizationalUnitName",
-                            &organizational_unit_name,
-                        ),
-                    )
-                    .query(&progenitor_client::QueryParam::new("Skip", &skip))
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "SubjectEmail",
-                            &subject_email,
-                        ),
-                    )
-                    .query(
-                        &progenitor_client::QueryParam::new(
-                            "SubjectFullName",
-                            &subject_full_name,
-                        ),
-                    )
-                    .query(&progenitor_client::QueryParam::new("Take", &take))
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CountryCode",
+                                &country_code,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedByName",
+                                &created_by_name,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedFromUtc",
+                                &created_from_utc,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CreatedToUtc",
+                                &created_to_utc,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "CustomerProgressStatus",
+                                &customer_progress_status,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "OrganizationalUnitName",
+                                &organizational_unit_name,
+                            ),
+                        )
+                        .query(&progenitor_client::QueryParam::new("Skip", &skip))
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "SubjectEmail",
+                                &subject_email,
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "SubjectFullName",
+                                &subject_full_name,
+                            ),
+                        )
+                        .query(&progenitor_client::QueryParam::new("Take", &take))
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SessionsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10403,7 +10410,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, body } = self;
                 let body = body
                     .and_then(|v| {
@@ -10412,32 +10419,36 @@ pub mod builder {
                     })
                     .map_err(crate::runtime::invalid_request)?;
                 crate::limits::check_body("CreateSession", &body)?;
-                let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .json(&body)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/sessions"].concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .json(&body)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10515,7 +10526,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10525,38 +10536,42 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10655,7 +10670,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, body } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10672,39 +10687,43 @@ pub mod builder {
                     })
                     .map_err(crate::runtime::invalid_request)?;
                 crate::limits::check_body("UpdateSession", &body)?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .patch(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .json(&body)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .patch(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .json(&body)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10782,7 +10801,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::Session>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10792,39 +10811,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/actions/extend-customer-input-deadline",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/actions/extend-customer-input-deadline",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::Session>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -10904,7 +10927,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -10914,39 +10937,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/actions/resend-customer-notification",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .post(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/actions/resend-customer-notification",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .post(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::serde_json::Value>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11030,7 +11057,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11040,39 +11067,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/input-requirements",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/input-requirements",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::InputRequirementsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11154,7 +11185,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11164,31 +11195,35 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/pdf-report",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/pdf-report",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11268,7 +11303,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11278,39 +11313,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<::std::vec::Vec<types::SourceFile>>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11408,7 +11447,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<types::SourceFile>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, source_file_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11426,42 +11465,46 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files/",
-                    &*source_file_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files/",
+                        &*source_file_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFile>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11559,7 +11602,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, source_file_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11577,43 +11620,47 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/source-files/",
-                    &*source_file_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/source-files/",
+                        &*source_file_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::SourceFileContent>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11679,33 +11726,38 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client } = self;
-                let url = [client.baseurl.as_str(), "/v1/consumer/packages"].concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [client.baseurl.as_str(), "/v1/consumer/packages"]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ConsumerPackagesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11789,7 +11841,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11799,39 +11851,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AccountStatementsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -11913,7 +11969,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -11923,31 +11979,35 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/transactions/excel",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/transactions/excel",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12039,7 +12099,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, account_statement_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12057,37 +12117,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/",
-                    &*crate::runtime::path_segment(
-                        "account_statement_id",
-                        &account_statement_id,
-                        &["transactions"],
-                    )?,
-                    "/excel",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/",
+                        &*crate::runtime::path_segment(
+                            "account_statement_id",
+                            &account_statement_id,
+                            &["transactions"],
+                        )?,
+                        "/excel",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12167,7 +12231,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12177,39 +12241,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/attachments",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/attachments",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::AttachmentsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12305,7 +12373,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, attachment_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12323,37 +12391,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/attachments/",
-                    &*crate::runtime::path_segment(
-                        "attachment_id",
-                        &attachment_id,
-                        &[],
-                    )?,
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/attachments/",
+                        &*crate::runtime::path_segment(
+                            "attachment_id",
+                            &attachment_id,
+                            &[],
+                        )?,
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12433,7 +12505,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12443,39 +12515,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/categorizations-summary",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/categorizations-summary",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsSummaryResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12563,7 +12639,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12573,39 +12649,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/categorizations",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/categorizations",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CategorizationsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12689,7 +12769,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12699,39 +12779,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/court-and-insolvencies",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/court-and-insolvencies",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::CourtAndInsolvenciesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12815,7 +12899,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12825,39 +12909,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -12957,7 +13045,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, verification_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -12975,45 +13063,49 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications/",
-                    &*crate::runtime::path_segment(
-                        "verification_id",
-                        &verification_id,
-                        &[],
-                    )?,
-                    "/images",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications/",
+                        &*crate::runtime::path_segment(
+                            "verification_id",
+                            &verification_id,
+                            &[],
+                        )?,
+                        "/images",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::IdentityVerificationImagesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13123,7 +13215,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, verification_id, image_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13149,39 +13241,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/identity-verifications/",
-                    &*crate::runtime::path_segment(
-                        "verification_id",
-                        &verification_id,
-                        &[],
-                    )?,
-                    "/images/",
-                    &*crate::runtime::path_segment("image_id", &image_id, &[])?,
-                    "/content",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/identity-verifications/",
+                        &*crate::runtime::path_segment(
+                            "verification_id",
+                            &verification_id,
+                            &[],
+                        )?,
+                        "/images/",
+                        &*crate::runtime::path_segment("image_id", &image_id, &[])?,
+                        "/content",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13261,7 +13357,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13271,39 +13367,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/immovables",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/immovables",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ImmovablesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13387,7 +13487,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13397,39 +13497,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/legal-entities",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/legal-entities",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::LegalEntitiesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13513,7 +13617,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13523,39 +13627,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/metrics",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/metrics",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::MetricsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13639,7 +13747,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13649,39 +13757,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/negative-tradelines",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/negative-tradelines",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::NegativeTradelinesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13765,7 +13877,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13775,39 +13887,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/person-details",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/person-details",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PersonDetailsResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -13891,7 +14007,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -13901,39 +14017,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/positive-tradelines",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/positive-tradelines",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::PositiveTradelinesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -14017,7 +14137,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -14027,39 +14147,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/registry-incomes",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/registry-incomes",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::RegistryIncomesResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -14143,7 +14267,7 @@ pub mod builder {
             >,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -14153,39 +14277,43 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/scores",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        ::reqwest::header::ACCEPT,
-                        const {
-                            ::reqwest::header::HeaderValue::from_static(
-                                "application/json",
-                            )
-                        },
-                    )
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/scores",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            const {
+                                ::reqwest::header::HeaderValue::from_static(
+                                    "application/json",
+                                )
+                            },
+                        )
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Json<types::ScoresResponse>,
+                _,
             >(
                 &client.client,
                 &client.inner,
@@ -14281,7 +14409,7 @@ pub mod builder {
             Output = crate::Result<crate::call_options::CallResponse<ByteStream>>,
         > + Send + 'a {
             let client: &'a super::Client = self.client;
-            let request = (move || -> crate::Result<::reqwest::Request> {
+            let request = (move || -> crate::Result<_> {
                 let Self { client, session_id, account_statement_id } = self;
                 let session_id = session_id
                     .map_err(|why: ::std::string::String| crate::runtime::invalid_request(
@@ -14299,37 +14427,41 @@ pub mod builder {
                             why
                         },
                     ))?;
-                let url = [
-                    client.baseurl.as_str(),
-                    "/v1/sessions/",
-                    &*session_id
-                        .hyphenated()
-                        .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
-                    "/account-statements/",
-                    &*crate::runtime::path_segment(
-                        "account_statement_id",
-                        &account_statement_id,
-                        &[],
-                    )?,
-                    "/tsv",
-                ]
-                    .concat();
-                #[allow(unused_mut)]
-                let mut request = client
-                    .client
-                    .get(url)
-                    .header(
-                        const {
-                            ::reqwest::header::HeaderName::from_static("api-version")
-                        },
-                        const { ::reqwest::header::HeaderValue::from_static("1.0") },
-                    )
-                    .build()
-                    .map_err(crate::runtime::unbuilt)?;
-                Ok(request)
+                let build = move || -> crate::Result<::reqwest::Request> {
+                    let url = [
+                        client.baseurl.as_str(),
+                        "/v1/sessions/",
+                        &*session_id
+                            .hyphenated()
+                            .encode_lower(&mut ::uuid::Uuid::encode_buffer()),
+                        "/account-statements/",
+                        &*crate::runtime::path_segment(
+                            "account_statement_id",
+                            &account_statement_id,
+                            &[],
+                        )?,
+                        "/tsv",
+                    ]
+                        .concat();
+                    #[allow(unused_mut)]
+                    let mut request = client
+                        .client
+                        .get(url)
+                        .header(
+                            const {
+                                ::reqwest::header::HeaderName::from_static("api-version")
+                            },
+                            const { ::reqwest::header::HeaderValue::from_static("1.0") },
+                        )
+                        .build()
+                        .map_err(crate::runtime::unbuilt)?;
+                    Ok(request)
+                };
+                Ok((build()?, ::std::option::Option::Some(build)))
             })();
             crate::runtime::send::<
                 crate::runtime::Streamed,
+                _,
             >(
                 &client.client,
                 &client.inner,

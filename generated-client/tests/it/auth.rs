@@ -134,6 +134,18 @@ async fn a_401_refreshes_the_token_once_and_retries_once() {
         authorizations(&server).await,
         ["Bearer revoked", "Bearer renewed"]
     );
+    // The request sent again is built again from the call's body: the same bytes.
+    let bodies: Vec<Vec<u8>> = server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|request| request.url.path() == "/v1/sessions")
+        .map(|request| request.body)
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0], bodies[1]);
+    assert!(!bodies[0].is_empty());
 }
 
 /// Makes `server` answer every GET with 401, then reads the session through a client with

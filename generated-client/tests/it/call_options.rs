@@ -526,6 +526,66 @@ async fn call_with_response_reports_the_final_attempt_after_a_retry() {
     assert_eq!(answer.into_body().id, session_id());
 }
 
+/// Each attempt after the first sends a request built again from the call's values (nothing
+/// is copied before the first attempt): it must be the first one, byte for byte, with the
+/// call's own headers.
+#[tokio::test]
+async fn a_retry_sends_the_same_request_with_the_calls_headers() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(session_path(session_id())))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(session_path(session_id())))
+        .respond_with(ResponseTemplate::new(200).set_body_json(session_json(session_id())))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    let client = client_retrying(&server, 3);
+    let options = CallOptions::new()
+        .header("X-Correlation-Id", "abc-123")
+        .unwrap();
+    let answer = client
+        .get_session()
+        .session_id(session_id())
+        .options(options)
+        .call_with_response()
+        .await
+        .unwrap();
+    assert_eq!(answer.attempts, 3);
+
+    let seen = requests(&server).await;
+    assert_eq!(seen.len(), 3);
+    let shown = |request: &Request| {
+        let mut headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_string()))
+            .collect();
+        headers.sort();
+        (
+            request.method.to_string(),
+            request.url.to_string(),
+            headers,
+            request.body.clone(),
+        )
+    };
+    let first = shown(&seen[0]);
+    for again in &seen[1..] {
+        assert_eq!(shown(again), first);
+    }
+    assert_eq!(header(&seen[2], "x-correlation-id"), Some("abc-123"));
+    assert_eq!(header(&seen[2], "authorization"), Some("Bearer t"));
+    assert_eq!(
+        header(&seen[2], "api-version"),
+        header(&seen[0], "api-version")
+    );
+}
+
 #[tokio::test]
 async fn call_with_response_works_for_streams_and_bodiless_answers() {
     let server = MockServer::start().await;

@@ -314,12 +314,15 @@ pub async fn through_the_door(
     creditdata_client::Error,
 > {
     use progenitor_client::ClientInfo;
-    creditdata_client::runtime::send::<creditdata_client::runtime::Streamed>(
+    // No build step: the door copies the request for another attempt, as it does for a
+    // request it cannot build again.
+    type NoBuild = fn() -> Result<reqwest::Request, creditdata_client::Error>;
+    creditdata_client::runtime::send::<creditdata_client::runtime::Streamed, NoBuild>(
         client.client(),
         client.inner(),
         meta,
         &[200..=299],
-        Ok(request),
+        Ok((request, None)),
         options.map(Box::new),
     )
     .await

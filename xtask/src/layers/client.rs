@@ -108,6 +108,7 @@ const MODULES: &[(&str, usize)] = &[
     ("runtime::state", 7),
     ("runtime::path", 7),
     ("runtime::redirect", 7),
+    ("runtime::requests", 7),
     ("runtime::call", 7),
     ("generated", 8),
     ("runtime::client", 9),
