@@ -22,7 +22,8 @@
 //! ```
 //!
 //! What is not set keeps the client's setting; a call without options is exactly the call it
-//! was before.
+//! was before. The calls a client makes on its own (the polls and reads of a wait, the reads by
+//! metadata) take them through `client.with_options(options)` ([`crate::with_options`]).
 //!
 //! - **[`timeout`](CallOptions::timeout) is a deadline for the whole call**: the waits for the
 //!   rate limiter and for a token, every attempt and the pauses between retries, and reading the

@@ -24,11 +24,13 @@ use reqwest::header::{ACCEPT, HeaderName, HeaderValue};
 use uuid::Uuid;
 
 use crate::Client;
+use crate::call_options::CallOptions;
 use crate::download::Download;
 use crate::error::Error;
 use crate::operation::{OperationMeta, ResponseKind};
 use crate::runtime::Streamed;
 use crate::session_datasets::Dataset;
+use crate::with_options::WithCallOptions;
 
 impl Client {
     /// Sends `dataset`'s read for the session and returns its success answer unread, as the
@@ -39,9 +41,19 @@ impl Client {
         session_id: Uuid,
         dataset: Dataset,
     ) -> Result<Download, Error> {
+        self.dataset_stream_with(session_id, dataset, None).await
+    }
+
+    /// [`Client::session_dataset_stream`] with `options`.
+    async fn dataset_stream_with(
+        &self,
+        session_id: Uuid,
+        dataset: Dataset,
+        options: Option<&CallOptions>,
+    ) -> Result<Download, Error> {
         let meta = dataset.operation();
         let path = session_path(meta.path, session_id);
-        self.answer_stream(meta, path).await
+        self.answer_stream(meta, path, options).await
     }
 
     /// Sends the JSON `GET` operation `operation` (one of [`operations::ALL`](crate::operations::ALL),
@@ -56,14 +68,20 @@ impl Client {
         operation: &'static OperationMeta,
         path_values: &[&str],
     ) -> Result<Download, Error> {
+        self.json_stream_with(operation, path_values, None).await
+    }
+
+    /// [`Client::json_answer_stream`] with `options`.
+    async fn json_stream_with(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+        options: Option<&CallOptions>,
+    ) -> Result<Download, Error> {
         let json = operation.response == ResponseKind::Json;
-        self.get_by_metadata(
-            operation,
-            path_values,
-            json,
-            "is not a JSON GET: read it with its builder",
-        )
-        .await
+        let refusal = "is not a JSON GET: read it with its builder";
+        self.get_by_metadata(operation, path_values, json, refusal, options)
+            .await
     }
 
     /// Sends the `GET` operation `operation` (a JSON read or a file: one of
@@ -78,9 +96,20 @@ impl Client {
         operation: &'static OperationMeta,
         path_values: &[&str],
     ) -> Result<Download, Error> {
+        self.operation_stream_with(operation, path_values, None)
+            .await
+    }
+
+    /// [`Client::operation_stream`] with `options`.
+    async fn operation_stream_with(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+        options: Option<&CallOptions>,
+    ) -> Result<Download, Error> {
         let answers = operation.response != ResponseKind::Empty;
         let refusal = "is not a GET with an answer: call it with its builder";
-        self.get_by_metadata(operation, path_values, answers, refusal)
+        self.get_by_metadata(operation, path_values, answers, refusal, options)
             .await
     }
 
@@ -92,6 +121,7 @@ impl Client {
         path_values: &[&str],
         readable: bool,
         refusal: &str,
+        options: Option<&CallOptions>,
     ) -> Result<Download, Error> {
         let invalid = |message: String| Error::InvalidRequest {
             operation: Some(operation.id),
@@ -101,7 +131,7 @@ impl Client {
             return Err(invalid(format!("{} {refusal}", operation.id)));
         }
         let path = fill_path(operation.path, path_values).map_err(invalid)?;
-        self.answer_stream(operation, path).await
+        self.answer_stream(operation, path, options).await
     }
 
     /// `GET` of `path` as `meta`'s call, through the client's loop, its success body unread.
@@ -109,6 +139,7 @@ impl Client {
         &self,
         meta: &'static OperationMeta,
         path: String,
+        options: Option<&CallOptions>,
     ) -> Result<Download, Error> {
         let operation = meta.id;
         // The version the typed call sends, so that both read the same answer.
@@ -136,10 +167,45 @@ impl Client {
             // Any success: the read is by metadata, whatever the description declares.
             &[200..=299],
             Ok((request, Some(build))),
-            None,
+            options.cloned().map(Box::new),
         )
         .await?;
         Ok(Download::from_parts(answer.body, answer.headers).named(operation))
+    }
+}
+
+impl WithCallOptions<'_> {
+    /// [`Client::session_dataset_stream`] made with these options.
+    pub async fn session_dataset_stream(
+        &self,
+        session_id: Uuid,
+        dataset: Dataset,
+    ) -> Result<Download, Error> {
+        self.client
+            .dataset_stream_with(session_id, dataset, Some(&self.options))
+            .await
+    }
+
+    /// [`Client::json_answer_stream`] made with these options.
+    pub async fn json_answer_stream(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+    ) -> Result<Download, Error> {
+        self.client
+            .json_stream_with(operation, path_values, Some(&self.options))
+            .await
+    }
+
+    /// [`Client::operation_stream`] made with these options.
+    pub async fn operation_stream(
+        &self,
+        operation: &'static OperationMeta,
+        path_values: &[&str],
+    ) -> Result<Download, Error> {
+        self.client
+            .operation_stream_with(operation, path_values, Some(&self.options))
+            .await
     }
 }
 

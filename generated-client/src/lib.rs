@@ -198,6 +198,7 @@ pub mod statement;
 mod telemetry;
 mod urls;
 pub mod wait;
+pub mod with_options;
 
 /// What a typical program needs, in one import: `use creditdata_client::prelude::*;`.
 ///

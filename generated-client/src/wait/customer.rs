@@ -5,6 +5,7 @@ use uuid::Uuid;
 
 use super::schedule::{Schedule, WaitOptions};
 use crate::types::{CustomerProgressStatus, Session};
+use crate::with_options::WithCallOptions;
 use crate::{Client, Error, Result};
 
 /// Waiting for the customer.
@@ -20,7 +21,7 @@ impl Client {
         session_id: Uuid,
         options: WaitOptions,
     ) -> Result<Session> {
-        self.wait_for_customer_within(session_id, &mut Schedule::start(options))
+        self.wait_for_customer_within(session_id, &mut Schedule::start(options, None))
             .await
     }
 
@@ -65,5 +66,19 @@ impl Client {
             }
             schedule.pause().await;
         }
+    }
+}
+
+impl WithCallOptions<'_> {
+    /// [`Client::wait_for_customer`], every poll made with these options.
+    pub async fn wait_for_customer(
+        &self,
+        session_id: Uuid,
+        options: WaitOptions,
+    ) -> Result<Session> {
+        let mut schedule = Schedule::start(options, Some(self.options.clone()));
+        self.client
+            .wait_for_customer_within(session_id, &mut schedule)
+            .await
     }
 }

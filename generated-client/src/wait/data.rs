@@ -14,6 +14,7 @@ use crate::generated_session_datasets::fetch;
 use crate::readiness::Gate;
 use crate::session_datasets::{Dataset, SessionDatasets};
 use crate::types::{CustomerProgressStatus, Session};
+use crate::with_options::WithCallOptions;
 use crate::{Client, Error, Result};
 
 /// How [`Client::wait_for_data`] ended, with what it read last (so the caller need not read
@@ -227,8 +228,18 @@ impl Client {
         gate: impl Into<Gate>,
         options: WaitOptions,
     ) -> Result<DataWait> {
-        let gate = gate.into();
-        let mut schedule = Schedule::start(options);
+        self.wait_for_datasets_on(session_id, gate.into(), Schedule::start(options, None))
+            .await
+    }
+
+    /// [`wait_for_datasets`](Client::wait_for_datasets) on `schedule`'s clock, each call with
+    /// its options.
+    async fn wait_for_datasets_on(
+        &self,
+        session_id: Uuid,
+        gate: Gate,
+        mut schedule: Schedule,
+    ) -> Result<DataWait> {
         let session = match self
             .wait_for_customer_within(session_id, &mut schedule)
             .await
@@ -281,5 +292,26 @@ impl Client {
                 datasets.store(fetched);
             }
         }
+    }
+}
+
+impl WithCallOptions<'_> {
+    /// [`Client::wait_for_data`], every poll and read made with these options.
+    pub async fn wait_for_data(&self, session_id: Uuid, options: WaitOptions) -> Result<DataWait> {
+        self.wait_for_datasets(session_id, Gate::Default, options)
+            .await
+    }
+
+    /// [`Client::wait_for_datasets`], every poll and read made with these options.
+    pub async fn wait_for_datasets(
+        &self,
+        session_id: Uuid,
+        gate: impl Into<Gate>,
+        options: WaitOptions,
+    ) -> Result<DataWait> {
+        let schedule = Schedule::start(options, Some(self.options.clone()));
+        self.client
+            .wait_for_datasets_on(session_id, gate.into(), schedule)
+            .await
     }
 }

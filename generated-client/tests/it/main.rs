@@ -35,3 +35,4 @@ mod support;
 mod telemetry;
 mod validation;
 mod wait;
+mod with_options;

@@ -123,6 +123,7 @@ const MODULES: &[(&str, usize)] = &[
     ("source_file", 11),
     ("session_datasets", 11),
     ("dataset_stream", 11),
+    ("with_options", 11),
     ("dataset_shapes", 11),
     ("generated_datasets", 11),
     ("dataset_read", 11),
