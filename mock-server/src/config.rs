@@ -25,8 +25,17 @@ pub const DEFAULT_PUBLIC_CLIENT_ID: &str = "creditdata-cli";
 pub const DEFAULT_USER: &str = "lena:lena-password:Lena Loan Officer:lena@lender.example";
 /// Default for `Take` in `GET /v1/sessions`.
 pub const DEFAULT_TAKE: i32 = 20;
-/// Largest accepted `Take`; a larger one is a 400.
-pub const MAX_TAKE: i32 = 100;
+/// Largest accepted `Take`; a larger one is a 400. The description's `maximum` of `Take` (an
+/// assumption its overlay states), as the client crate's generated limits read it when it is
+/// compiled: not restated here, so a description that changes it changes the mock too.
+pub const MAX_TAKE: i32 = {
+    let most = creditdata_client::limits::MAX_TAKE;
+    assert!(
+        most <= i32::MAX as u32,
+        "the description's maximum of Take is not an int32"
+    );
+    most as i32
+};
 /// The largest day count a setting accepts (about ten years). Every date the mock computes is
 /// a creation or consent time plus at most this, so no date arithmetic can overflow.
 pub const MAX_DAYS: u32 = 3650;

@@ -227,3 +227,29 @@ async fn a_parameter_a_release_adds_to_a_hand_written_route_is_checked_against_i
     assert!(checked >= new.len(), "{checked}");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The session search's page limit is the effective description's `maximum` of `Take`, not a
+/// number of the mock's own: the largest page is served, one more is refused naming the limit.
+#[tokio::test]
+async fn the_largest_page_is_the_descriptions_maximum_of_take() {
+    let document: Value =
+        serde_json::from_slice(creditdata_mock::EFFECTIVE_JSON).expect("the effective description");
+    let take = query_parameters(&document)
+        .into_iter()
+        .find(|(_, path, name, _)| path == "/v1/sessions" && name == "Take")
+        .map(|(_, _, _, schema)| schema)
+        .expect("the session search takes Take");
+    let maximum = take["maximum"].as_i64().expect("Take has a maximum");
+    assert_eq!(i64::from(creditdata_mock::MAX_TAKE), maximum);
+
+    let harness = Harness::start().await;
+    let (status, _) = harness
+        .get_json(&format!("/v1/sessions?Take={maximum}"))
+        .await;
+    assert_eq!(status, 200);
+    let (status, body) = harness
+        .get_json(&format!("/v1/sessions?Take={}", maximum + 1))
+        .await;
+    assert_eq!(status, 400);
+    assert!(body.to_string().contains(&maximum.to_string()), "{body}");
+}
