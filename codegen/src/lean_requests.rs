@@ -32,7 +32,7 @@
 //!   such header before; a header name or value that is a string literal is made in a `const`
 //!   block, so that its bytes are checked at compile time and not on every call;
 //! - a builder's required parameters start as an empty `Err`, not as a `String` holding
-//!   "<parameter> was not initialized" that every setter call drops: `send()` writes that same
+//!   `"<parameter> was not initialized"` that every setter call drops: `send()` writes that same
 //!   message when the parameter was never given.
 //!
 //! Every value in a URL must already be a `crate::runtime::path_segment(..)?` (the

@@ -1,5 +1,5 @@
 //! Whether a session's data has arrived: each provider's answer, typed, and a summary a
-//! decision can gate on ([`SessionDatasets::readiness`]).
+//! decision can gate on ([`SessionDatasets::readiness`](crate::session_datasets::SessionDatasets::readiness)).
 //!
 //! A session is `COMPLETED_BY_CUSTOMER` once the consumer has consented; each Data Provider
 //! answers later. Until it does, every dataset is a `200` with empty lists and
@@ -64,7 +64,7 @@
 //! failed, ...) hold the statuses of those datasets only; a dataset read but outside the gate is
 //! named in [`Readiness::outside_gate`] and never keeps the readiness from being complete.
 //!
-//! - [`Gate::Default`], what [`SessionDatasets::readiness`],
+//! - [`Gate::Default`], what [`SessionDatasets::readiness`](crate::session_datasets::SessionDatasets::readiness),
 //!   [`Client::wait_for_data`](crate::Client::wait_for_data) and the CLI use when the caller
 //!   names no datasets: the datasets the API had when this client was first generated, but the
 //!   deprecated ones ([`Dataset::gated_by_default`], pinned in
@@ -338,8 +338,8 @@ pub(crate) enum Report<'a> {
 
 /// Whether a session's data has arrived: every provider status of every dataset of the
 /// [`Gate`] read, sorted by [`Outcome`], and those datasets that could not be read. Made by
-/// [`SessionDatasets::readiness`] (the gate the read was asked for, the default gate unless
-/// named) or [`SessionDatasets::readiness_of`]; see the [module documentation](self).
+/// [`SessionDatasets::readiness`](crate::session_datasets::SessionDatasets::readiness) (the gate the read was asked for, the default gate unless
+/// named) or [`SessionDatasets::readiness_of`](crate::session_datasets::SessionDatasets::readiness_of); see the [module documentation](self).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Readiness {
@@ -359,7 +359,7 @@ pub struct Readiness {
     pub not_reported: Vec<Dataset>,
     /// Datasets read (or whose read failed) that the gate leaves out, in the order they were
     /// read: reported, never judged. A dataset a release added is here under the default gate;
-    /// [`SessionDatasets::readiness_of`] says how it stands.
+    /// [`SessionDatasets::readiness_of`](crate::session_datasets::SessionDatasets::readiness_of) says how it stands.
     pub outside_gate: Vec<Dataset>,
     /// The datasets judged.
     gate: Gate,

@@ -45,9 +45,15 @@ fn cargo(args: &'static [&'static str]) -> Box<dyn Fn() -> anyhow::Result<()>> {
 
 /// Runs cargo with `args` in the workspace; `Err` says which command failed.
 fn run_cargo(args: &[&str]) -> anyhow::Result<()> {
+    run_cargo_with(args, &[])
+}
+
+/// [`run_cargo`] with `env` set for that command alone.
+fn run_cargo_with(args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(&cargo)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(workspace_root())
         .status()
         .with_context(|| format!("cannot run {cargo}"))?;
@@ -92,6 +98,18 @@ fn steps() -> Vec<Step> {
                 "-D",
                 "warnings",
             ]),
+        },
+        // Every crate's documentation builds with no broken or ambiguous link (rustdoc's lints,
+        // warnings denied): the docs are how a reader walks the house.
+        Step {
+            name: "doc",
+            about: "every crate's documentation builds without a broken link, warnings denied",
+            run: Box::new(|| {
+                run_cargo_with(
+                    &["doc", "--workspace", "--no-deps"],
+                    &[("RUSTDOCFLAGS", "-D warnings")],
+                )
+            }),
         },
         // The client's, the mock's and the CLI's modules import only their own layer and those
         // below, with no circle; no path dependency into another member; no hand-written Rust

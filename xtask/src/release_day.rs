@@ -3,7 +3,7 @@
 //!
 //! A release is made from today's vendored description (an overlay applied to
 //! `spec/openapi.json`: by default one made by code from whatever that description is,
-//! [`made_release`](creditdata_codegen::made_release), so it applies however much the vendor has published; or `--release FILE`)
+//! [`made_release`], so it applies however much the vendor has published; or `--release FILE`)
 //! and published, JSON and YAML, by a publisher stand-in on loopback. In a copy of the workspace
 //! (every file git tracks or would track, as it is on disk), the commands a maintainer runs on
 //! release day run as they are: `drift` must classify the release (exit 3 for an additive one),
@@ -333,7 +333,7 @@ fn breaking_release_version(
 }
 
 /// The release to rehearse, named, and the description it publishes: `--release FILE` applied
-/// to `before`, or the release made from `before` ([`made_release`](creditdata_codegen::made_release)). `None` when
+/// to `before`, or the release made from `before` ([`made_release`]). `None` when
 /// `--print-release` printed it instead.
 fn the_release(
     root: &Path,

@@ -1,5 +1,5 @@
 //! A JSON answer as the service's bytes: taken as it arrives into an unnamed temporary file
-//! ([`spool`]), read once by a streaming visitor that keeps only what a command needs (its
+//! ([`spool()`]), read once by a streaming visitor that keeps only what a command needs (its
 //! providers' statuses, a listing's entries: [`read`]), and printed or stored as those bytes,
 //! never decoded into typed values or `serde_json::Value`s to be serialized again.
 //!
@@ -13,7 +13,7 @@
 //! being readable, never what it holds (it is personal data).
 //!
 //! The parts, bottom up: [`entries`] what a read keeps, [`visitor`] the streaming reader over
-//! serde_json (bounded entry by entry), this module [`read`]; [`spool`] takes the bytes.
+//! serde_json (bounded entry by entry), this module [`read`]; [`spool()`] takes the bytes.
 
 mod entries;
 mod spool;

@@ -77,7 +77,7 @@ impl FileEntry {
 }
 
 /// How far a dataset's providers had got when it was read (the client's
-/// [`Readiness`](creditdata_client::session_datasets::Readiness), recorded).
+/// [`Readiness`], recorded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DatasetState {

@@ -16,7 +16,7 @@
 //! - an operation the description publishes without an operationId keeps the name the pipeline
 //!   derived for it ([`crate::operation_names`]): `cargo xtask regen` writes one `update` of the
 //!   operation per derived name, with the mark
-//!   [`DERIVED_OPERATION_ID_MARK`](crate::operation_names::DERIVED_OPERATION_ID_MARK) the
+//!   [`DERIVED_OPERATION_ID_MARK`] the
 //!   pipeline sets as well. When the vendor later publishes an operationId of its own, the pin
 //!   keeps the Rust method, and the report shows the vendor's name as a compatible change
 //!   (`operation_id_published`).

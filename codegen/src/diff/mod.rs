@@ -9,7 +9,7 @@
 //! impact** (does Rust code written against the old `creditdata-client` still compile), and its
 //! **behaviour** (does that code, unchanged and rebuilt, still do what it did: the headers every
 //! call sends, the default readiness gate, the defaults the service applies;
-//! [`behaviour_changes`]).
+//! `behaviour_changes`).
 //!
 //! Source impact is decided by rules that mirror the generator (typify's choice of Rust types),
 //! and, when the generated code of both sides is given, checked against that code: the code
