@@ -2,7 +2,8 @@
 //! `send_with()` built; each further attempt (a retry, the one after a 401) sends a request
 //! built again by the same operation's build step from the same typed values, so a call that
 //! succeeds at once copies nothing (copying a request for a retry that may never come cost
-//! more than a tenth of the client's overhead per call: BENCHMARKS.md, P1). Where a request
+//! every call three allocations and most of the client's overhead over a hand-written call:
+//! BENCHMARKS.md, P1). Where a request
 //! cannot be built again (a body given as a stream of bytes), it is copied before the first
 //! attempt when its body can be, as reqwest allows, and sent only once when it cannot.
 
