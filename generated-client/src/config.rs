@@ -167,7 +167,7 @@ impl ClientBuilder {
     /// | `CREDITDATA_CLIENT_AUTH` | `body` (default) or `basic`: how the client authenticates to the token endpoint |
     /// | `CREDITDATA_SCOPES` | scopes to request, separated by spaces or commas |
     /// | `CREDITDATA_RATE_LIMIT` | a client-side rate limit, `N/s`, `N/min` or `N/h` (see [`rate_limit`](Self::rate_limit)) |
-    /// | `CREDITDATA_RATE_LIMIT_STORE` | `redis://HOST:PORT/DB` or `rediss://...`: the rate limit shared by every process of the same API client (feature `shared-rate-limit`; see [`rate_limit_store`](Self::rate_limit_store)) |
+    /// | `CREDITDATA_RATE_LIMIT_STORE` | `redis://HOST:PORT/DB` or `rediss://...`: the rate limit shared by every process of the same API client (feature `shared-rate-limit`; see `ClientBuilder::rate_limit_store`) |
     /// | `CREDITDATA_RATE_LIMIT_PREFIX` | the prefix of the store's keys (default `creditdata`) |
     ///
     /// One of `CREDITDATA_BASE_URL` and `CREDITDATA_ENVIRONMENT` is required: with neither, this

@@ -50,9 +50,9 @@
 //! # Many processes, one limit
 //!
 //! This limiter paces one process (and every clone of its client). Processes that share an API
-//! client share the service's limit; with the feature `shared-rate-limit`, a [`RateLimitStore`]
-//! (Redis) holds the limiter's state for all of them: see [`store`] and
-//! [`ClientBuilder::rate_limit_store`](crate::ClientBuilder::rate_limit_store).
+//! client share the service's limit; with the feature `shared-rate-limit`, a `RateLimitStore`
+//! (Redis) holds the limiter's state for all of them: see the module `store` and
+//! `ClientBuilder::rate_limit_store` (not linked: they exist only with that feature).
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -316,7 +316,7 @@ impl RateLimiter {
     }
 
     /// Waits for this request's turn (in the order callers asked) and admits it. With a shared
-    /// store, the turn is the one the store reserves (see [`store`]); while it does not answer,
+    /// store, the turn is the one the store reserves (see the module `store`); while it does not answer,
     /// the local limiter's at the process's last known share.
     pub async fn acquire(&self) -> Admission {
         let _turn = self.shared.queue.lock().await;
