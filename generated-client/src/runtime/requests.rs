@@ -50,16 +50,12 @@ impl<'b> Attempts<'b> {
         operation: &'static str,
     ) -> Result<(Request, bool), Error> {
         if let Some(first) = self.first.take() {
-            return Ok(match &mut self.again {
-                Again::Build(_) => (first, true),
-                Again::Kept(kept) => match repeat.then(|| copy_request(&first)).flatten() {
-                    Some(copy) => {
-                        *kept = Some(Box::new(first));
-                        (copy, true)
-                    }
-                    None => (first, false),
-                },
-            });
+            match &mut self.again {
+                Again::Build(_) => return Ok((first, true)),
+                Again::Kept(_) if !repeat => return Ok((first, false)),
+                // Copied below like the original of every later attempt.
+                Again::Kept(kept) => *kept = Some(Box::new(first)),
+            }
         }
         match &mut self.again {
             Again::Build(build) => {

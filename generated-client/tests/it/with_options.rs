@@ -74,6 +74,23 @@ fn all_carry_it(seen: &[(String, Option<String>)]) {
     }
 }
 
+#[test]
+fn debug_shows_the_header_names_not_their_values() {
+    let client = Client::builder()
+        .base_url("http://127.0.0.1:9")
+        .bearer_token("token-secret")
+        .build()
+        .unwrap();
+    let options = CallOptions::new()
+        .header("X-Api-Key", "key-secret")
+        .unwrap();
+    let shown = format!("{:?}", client.with_options(options));
+    assert!(shown.contains("x-api-key"), "{shown}");
+    for secret in ["key-secret", "token-secret"] {
+        assert!(!shown.contains(secret), "{shown}");
+    }
+}
+
 #[tokio::test]
 async fn every_poll_of_the_customer_wait_carries_the_options() {
     let server = MockServer::start().await;
